@@ -1,0 +1,5 @@
+"""`python -m checker` runs the ruleproof command line."""
+
+from checker.cli import main
+
+raise SystemExit(main())

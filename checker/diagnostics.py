@@ -1,0 +1,105 @@
+"""Diagnostic codes (a registry, as data) and the `Diagnostic` record.
+
+Codes are grouped by stage: RP1xx load, RP2xx validate, RP3xx graph, RP4xx conflicts and
+interaction findings, RP5xx engines/properties, RP6xx errata (diff, baseline, drift).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    slug: str
+    title: str
+    severity: Severity = Severity.ERROR
+
+
+_CODES = [
+    # load
+    Code("RP101", "file-unreadable", "the file cannot be read"),
+    Code("RP102", "file-too-large", "the file is larger than the limit"),
+    Code("RP103", "binary-file", "the file is not UTF-8 text"),
+    Code("RP104", "yaml-syntax", "the YAML does not parse"),
+    Code("RP105", "yaml-too-complex", "the YAML is too deep, too large or uses aliases"),
+    Code("RP106", "source-missing", "the ruleset's source text cannot be read"),
+    Code("RP107", "no-specs", "no spec file was found"),
+    # validate
+    Code("RP201", "wrong-type", "a field has the wrong type"),
+    Code("RP202", "unknown-field", "a field is not part of the spec language"),
+    Code("RP203", "unknown-name", "a name is not declared"),
+    Code("RP204", "duplicate-name", "a name or id is declared twice"),
+    Code("RP205", "expression-syntax", "an expression does not parse"),
+    Code("RP206", "expression-type", "an expression does not type-check"),
+    Code("RP207", "quote-not-found", "a cited quote is not in the source text"),
+    Code("RP208", "quote-ambiguous", "a cited quote occurs more than once in the source text"),
+    Code("RP209", "missing-field", "a required field is missing"),
+    Code("RP210", "cyclic-definition", "definitions refer to each other in a cycle"),
+    Code("RP211", "bad-value", "a value is out of its allowed range"),
+    # graph / structure
+    Code("RP301", "unreachable-state", "a State no rule or event can enter", Severity.WARNING),
+    Code("RP302", "trigger-cycle", "triggered rules can re-trigger each other", Severity.WARNING),
+    Code("RP303", "leaves-terminal", "a rule leaves a terminal State", Severity.WARNING),
+    Code("RP304", "undefined-reference", "the text refers to something it never defines",
+         Severity.WARNING),
+    # interaction findings
+    Code("RP401", "fact-contradiction", "two derived facts contradict each other"),
+    Code("RP402", "forbidden-obligation", "an obligation another rule forbids"),
+    Code("RP403", "no-legal-action", "a situation with no legal action"),
+    Code("RP404", "order-dependence", "the outcome depends on the resolution order"),
+    Code("RP405", "non-termination", "a resolution or procedure does not terminate"),
+    Code("RP406", "dead-rule", "a rule that can never fire", Severity.WARNING),
+    Code("RP407", "vacuous-property", "a property that holds only vacuously", Severity.WARNING),
+    # properties
+    Code("RP501", "property-violated", "a property the ruleset promises is violated"),
+    Code("RP502", "property-unknown", "a property could not be decided", Severity.WARNING),
+    # errata
+    Code("RP601", "citation-drift", "a quote no longer matches the source text"),
+    Code("RP602", "uncovered-sentence", "a sentence no spec clause accounts for",
+         Severity.WARNING),
+    Code("RP603", "ruling-broken", "a pinned ruling no longer holds"),
+]
+
+CODES: dict[str, Code] = {c.code: c for c in _CODES}
+
+
+@dataclass(frozen=True)
+class Location:
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    message: str
+    location: Location | None = None
+    fix: str | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if self.code not in CODES:
+            raise ValueError(f"unregistered diagnostic code {self.code!r}")
+
+    @property
+    def severity(self) -> Severity:
+        return CODES[self.code].severity
+
+    def render(self) -> str:
+        """One line: `file:line:col: error[RP207]: message (fix)`."""
+        where = f"{self.location}: " if self.location else ""
+        fix = f" — {self.fix}" if self.fix else ""
+        return f"{where}{self.severity.value}[{self.code}]: {self.message}{fix}"

@@ -1,0 +1,289 @@
+"""The lowered IR: a finite transition system every engine works on (`System`).
+
+`checker.spec.lower` produces it from a validated spec. Everything is an integer variable
+with a bounded domain (flags are 0..1, a State is a count 0..2 so that stacking is
+observable, enums are indices into their labels); expressions are a small typed AST
+(`LExpr`). The semantics (docs/semantics.md) is defined over this IR once, and implemented
+twice: concretely by `checker.interpret`, symbolically by `checker.encode`.
+
+One step of the system is either
+- an *event step* (only from a stable state): an enabled event is chosen, every input is
+  given a fresh value, the event's assignments run in order, the bookkeeping resets
+  (`happened` of this event set, all `fired` cleared, the resolution counter to 0); or
+- a *micro step* (only from an unstable state): the first enabled rule, in rule order, runs
+  its assignments and the resolution counter goes up by one.
+A rule is *enabled* when its guard holds and running it would change the state; a state is
+*stable* when no rule is enabled. A resolution that reaches `res_bound` micro steps without
+becoming stable is stuck: that is the non-termination finding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+# ----------------------------------------------------------------------------- expressions
+
+BoolOps = Literal["not", "and", "or", "implies", "eq", "ne", "lt", "le", "gt", "ge"]
+IntOps = Literal["add", "sub", "mul", "neg", "ite", "min", "max"]
+
+
+@dataclass(frozen=True)
+class Const:
+    value: int | bool
+
+
+@dataclass(frozen=True)
+class V:
+    """The current value of integer variable `name`."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Op:
+    """`op` applied to `args`. Bool results: not and or implies eq ne lt le gt ge.
+    Int results: add sub mul neg min max; `ite` takes (bool, x, y) and returns x's sort."""
+
+    op: str
+    args: tuple[LExpr, ...]
+
+
+LExpr = Const | V | Op
+
+BOOL_OPS = frozenset({"not", "and", "or", "implies", "eq", "ne", "lt", "le", "gt", "ge"})
+TRUE = Const(True)
+FALSE = Const(False)
+
+
+def lvars(e: LExpr) -> frozenset[str]:
+    """The variables `e` reads."""
+    match e:
+        case Const():
+            return frozenset()
+        case V(name):
+            return frozenset({name})
+        case Op(_, args):
+            out: frozenset[str] = frozenset()
+            for a in args:
+                out |= lvars(a)
+            return out
+    raise AssertionError(e)
+
+
+def conj(*parts: LExpr) -> LExpr:
+    keep = [p for p in parts if p != TRUE]
+    if any(p == FALSE for p in keep):
+        return FALSE
+    if not keep:
+        return TRUE
+    return keep[0] if len(keep) == 1 else Op("and", tuple(keep))
+
+
+def disj(*parts: LExpr) -> LExpr:
+    keep = [p for p in parts if p != FALSE]
+    if any(p == TRUE for p in keep):
+        return TRUE
+    if not keep:
+        return FALSE
+    return keep[0] if len(keep) == 1 else Op("or", tuple(keep))
+
+
+def neg(e: LExpr) -> LExpr:
+    if isinstance(e, Const):
+        return Const(not e.value)
+    return Op("not", (e,))
+
+
+# ----------------------------------------------------------------------------- system
+
+VarKind = Literal["state", "marker", "int", "enum", "input", "happened", "fired", "res", "seen"]
+
+
+@dataclass(frozen=True)
+class Var:
+    name: str
+    lo: int
+    hi: int
+    init: tuple[int, ...]          # allowed initial values (several = free initial choice)
+    kind: VarKind
+    labels: tuple[str, ...] = ()  # enum/input labels, value i ↔ labels[i]
+    model: str | None = None       # owning model instance, None for globals
+    state: str | None = None       # owning State (for State and marker variables)
+    decl: str = ""                 # spec element id that declared it
+
+    @property
+    def bookkeeping(self) -> bool:
+        return self.kind in ("happened", "fired", "res", "seen")
+
+    def show(self, value: int) -> str:
+        if self.labels and 0 <= value < len(self.labels):
+            return self.labels[value]
+        return str(value)
+
+
+@dataclass(frozen=True)
+class Assign:
+    var: str
+    value: LExpr
+
+
+@dataclass(frozen=True)
+class Transition:
+    """An event (external) or a rule (triggered). `id` is unique in the system (a per-model
+    copy is suffixed `@model`); `source` is the spec element id it comes from."""
+
+    id: str
+    source: str
+    kind: Literal["event", "rule"]
+    guard: LExpr
+    effects: tuple[Assign, ...]
+    model: str | None = None
+    on: tuple[str, ...] = ()      # rules: the event ids (instances) that trigger them
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A choice a model makes at a decision point (`action`, `movement`), with its options."""
+
+    name: str
+    options: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """`only`/`forbid`/`must` over one decision, active when `when` holds."""
+
+    id: str
+    source: str
+    kind: Literal["only", "forbid", "must"]
+    decision: str
+    options: tuple[str, ...]
+    when: LExpr
+    overrides: tuple[str, ...] = ()   # constraint sources this one overrides
+    model: str | None = None
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A derived fact `attribute = value`, holding when `when` holds."""
+
+    id: str
+    source: str
+    attribute: str
+    value: str
+    when: LExpr
+    overrides: tuple[str, ...] = ()
+    model: str | None = None
+
+
+@dataclass(frozen=True)
+class Modifier:
+    """A stat modifier: `op` is halve, double, add, set, cap, floor with argument `arg`."""
+
+    id: str
+    source: str
+    stat: str
+    op: str
+    arg: int
+    when: LExpr
+    model: str | None = None
+
+
+@dataclass(frozen=True)
+class Stat:
+    name: str
+    base: int
+    rounding: Literal["down", "up"] = "down"
+
+
+PropertyKind = Literal["always", "never", "reachable", "terminal", "no-stacking", "cap",
+                       "termination", "state-reachable", "rule-fires", "vacuity"]
+
+
+@dataclass(frozen=True)
+class Property:
+    """A property over the system.
+
+    `mode="invariant"`: `expr` holds in every reachable state (every stable one when
+    `at == "stable"`). `mode="reachable"`: some reachable (stable) state satisfies `expr`.
+    """
+
+    id: str
+    source: str
+    kind: PropertyKind
+    mode: Literal["invariant", "reachable"]
+    expr: LExpr
+    at: Literal["stable", "all"] = "stable"
+    states: tuple[str, ...] = ()
+    text: str = ""                  # the property as the user wrote it, for messages
+
+
+@dataclass(frozen=True)
+class System:
+    ruleset: str
+    vars: tuple[Var, ...]
+    events: tuple[Transition, ...]
+    rules: tuple[Transition, ...]
+    res_bound: int
+    properties: tuple[Property, ...] = ()
+    decisions: tuple[Decision, ...] = ()
+    constraints: tuple[Constraint, ...] = ()
+    facts: tuple[Fact, ...] = ()
+    stats: tuple[Stat, ...] = ()
+    modifiers: tuple[Modifier, ...] = ()
+    models: tuple[str, ...] = ()
+    meta: frozenset[str] = field(default_factory=frozenset)  # declared meta-rules by name
+    monitors: tuple[tuple[str, LExpr], ...] = ()  # (seen var, watched expr): after every
+    #   step, seen' = seen or watched(pre-state); used for "terminal" properties
+
+    def var(self, name: str) -> Var:
+        for v in self.vars:
+            if v.name == name:
+                return v
+        raise KeyError(name)
+
+    @property
+    def res_var(self) -> str:
+        return "_res"
+
+
+# ----------------------------------------------------------------------------- derived
+
+def substitute(e: LExpr, env: dict[str, LExpr]) -> LExpr:
+    """`e` with every `V(x)` for x in `env` replaced by `env[x]`."""
+    match e:
+        case Const():
+            return e
+        case V(name):
+            return env.get(name, e)
+        case Op(op, args):
+            return Op(op, tuple(substitute(a, env) for a in args))
+    raise AssertionError(e)
+
+
+def post_state(effects: tuple[Assign, ...]) -> dict[str, LExpr]:
+    """The value of every assigned variable after `effects` run in order, as expressions
+    over the pre-state (sequential assignment by substitution)."""
+    env: dict[str, LExpr] = {}
+    for a in effects:
+        env[a.var] = substitute(a.value, env)
+    return env
+
+
+def changes(effects: tuple[Assign, ...], ignore: frozenset[str] = frozenset()) -> LExpr:
+    """True in a state where running `effects` would change some variable not in `ignore`."""
+    post = post_state(effects)
+    return disj(*(Op("ne", (value, V(name))) for name, value in sorted(post.items())
+                  if name not in ignore and value != V(name)))
+
+
+def enabled(system: System, rule: Transition) -> LExpr:
+    """`rule` is enabled: its guard holds and it would change the (non-bookkeeping) state."""
+    ignore = frozenset(v.name for v in system.vars if v.kind in ("res", "seen"))
+    return conj(rule.guard, changes(rule.effects, ignore))
+
+
+def stable(system: System) -> LExpr:
+    """No rule is enabled."""
+    return neg(disj(*(enabled(system, r) for r in system.rules)))

@@ -1,0 +1,247 @@
+"""The spec file format as pydantic models: structural validation and the JSON Schema.
+
+`parse_spec(tree)` turns a `SpecTree` into a `SpecDoc` or raises `SpecError` with every
+structural problem located in the file. `json_schema()` is what `ruleproof schema` prints.
+Names, expressions and quotes are checked later, by `checker.spec.lower`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from checker.diagnostics import Diagnostic
+from checker.errors import SpecError
+from checker.spec.source import SpecTree
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class CiteRef(_Strict):
+    """A quote with `occurrence` (1-based) for text that appears more than once."""
+
+    quote: str
+    occurrence: int | None = Field(default=None, ge=1)
+
+
+Cite = str | CiteRef | list[str | CiteRef]
+
+
+class MarkerDecl(_Strict):
+    max: int = Field(ge=1, le=12)
+    values: list[int] | None = None
+
+
+class StateDecl(_Strict):
+    terminal: bool = False
+    markers: MarkerDecl | None = None
+    stacking: Literal["none", "stack"] | None = None
+    model: str | None = None   # a State only one model instance has
+    cite: Cite | None = None
+
+
+class VarDecl(_Strict):
+    range: tuple[int, int] | None = None
+    values: list[str] | None = None
+    init: int | str | list[int | str] | None = None
+    scope: Literal["model", "global"] = "model"
+    cite: Cite | None = None
+
+    @model_validator(mode="after")
+    def _one_domain(self) -> VarDecl:
+        if (self.range is None) == (self.values is None):
+            raise ValueError("give exactly one of 'range' or 'values'")
+        return self
+
+
+InputDomain = list[str] | Literal["bool"] | VarDecl
+
+
+class EventDecl(_Strict):
+    id: str
+    when: str = "true"
+    do: list[str] = []
+    scope: Literal["model", "global"] = "model"
+    cite: Cite | None = None
+
+
+class RuleDecl(_Strict):
+    id: str
+    on: str | list[str] | None = None
+    when: str = "true"
+    do: list[str]
+    repeat_while: str | None = None
+    cite: Cite | None = None
+
+
+class PreventDecl(_Strict):
+    id: str
+    when: str = "true"
+    blocks: list[str]
+    cite: Cite | None = None
+
+
+class ConstraintDecl(_Strict):
+    id: str
+    when: str = "true"
+    only: dict[str, list[str]] | None = None
+    forbid: dict[str, list[str]] | None = None
+    must: dict[str, str] | None = None
+    overrides: list[str] = []
+    cite: Cite | None = None
+
+
+class FactDecl(_Strict):
+    id: str
+    when: str = "true"
+    set: dict[str, str]
+    overrides: list[str] = []
+    cite: Cite | None = None
+
+
+class StatDecl(_Strict):
+    base: int
+    round: Literal["down", "up"] = "down"
+    cite: Cite | None = None
+
+
+class ModifierDecl(_Strict):
+    id: str
+    when: str = "true"
+    stat: str
+    op: str = Field(description="halve | double | add N | set N | cap N | floor N")
+    cite: Cite | None = None
+
+
+class StepDecl(_Strict):
+    id: str
+    if_: str = Field(default="true", alias="if")
+    only: dict[str, list[str]] | None = None
+    forbid: dict[str, list[str]] | None = None
+    must: dict[str, str] | None = None
+    cite: Cite | None = None
+
+
+class ProcedureDecl(_Strict):
+    id: str
+    when: str = "true"
+    steps: list[StepDecl]
+    cite: Cite | None = None
+
+
+class PropertyDecl(_Strict):
+    id: str
+    always: str | None = None
+    never: str | None = None
+    reachable: str | None = None
+    terminal: str | None = None
+    cite: Cite | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> PropertyDecl:
+        given = [k for k in ("always", "never", "reachable", "terminal") if getattr(self, k)]
+        if len(given) != 1:
+            raise ValueError("give exactly one of 'always', 'never', 'reachable', 'terminal'")
+        return self
+
+
+class MetaDecl(_Strict):
+    id: str
+    stacking: Literal["none", "stack"] | None = None
+    resolves: Literal["prevent-beats-force", "active-player-orders"] | None = None
+    cite: Cite | None = None
+
+
+class InformalDecl(_Strict):
+    cite: Cite
+    reason: str
+
+
+class UndefinedDecl(_Strict):
+    name: str
+    cite: Cite
+
+
+class SpecDoc(_Strict):
+    """One ruleset. See docs/spec-language.md for every field with an example."""
+
+    schema_: str | None = Field(default=None, alias="$schema")
+    ruleset: str = Field(pattern=r"^[a-z][a-z0-9_-]*$")
+    title: str = ""
+    source: str
+    models: list[str] = []
+    phases: list[str] = []
+    res_bound: int = Field(default=0, ge=0, le=200)
+    meta: list[MetaDecl] = []
+    vars: dict[str, VarDecl] = {}
+    inputs: dict[str, InputDomain] = {}
+    states: dict[str, StateDecl] = {}
+    events: list[EventDecl] = []
+    rules: list[RuleDecl] = []
+    prevents: list[PreventDecl] = []
+    decisions: dict[str, list[str]] = {}
+    constraints: list[ConstraintDecl] = []
+    facts: list[FactDecl] = []
+    stats: dict[str, StatDecl] = {}
+    modifiers: list[ModifierDecl] = []
+    procedures: list[ProcedureDecl] = []
+    properties: list[PropertyDecl] = []
+    informal: list[InformalDecl] = []
+    undefined: list[UndefinedDecl] = []
+
+
+_MESSAGES = {
+    "extra_forbidden": ("RP202", "unknown field {name!r}"),
+    "missing": ("RP209", "missing required field {name!r}"),
+}
+
+
+def parse_spec(tree: SpecTree) -> SpecDoc:
+    """Validate the structure of `tree`; every problem becomes a located diagnostic."""
+    if not isinstance(tree.data, dict):
+        found = type(tree.data).__name__ if tree.data is not None else "an empty file"
+        raise SpecError([Diagnostic("RP201", f"a spec file must be a mapping with 'ruleset', "
+                                    f"'source', ...; found {found}", tree.source_map.at(()))])
+    try:
+        return SpecDoc.model_validate(tree.data)
+    except ValidationError as exc:
+        raise SpecError(_diagnostics(exc, tree)) from None
+
+
+def _diagnostics(exc: ValidationError, tree: SpecTree) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    seen: set[tuple[Any, ...]] = set()
+    for err in exc.errors():
+        loc = tuple(p for p in err["loc"] if not _is_union_tag(p))
+        key = loc[:2]
+        if key in seen:
+            continue  # one diagnostic per element is enough; unions report every branch
+        seen.add(key)
+        where = ".".join(str(p) for p in loc) or "the file"
+        name = str(loc[-1]) if loc else ""
+        code, template = _MESSAGES.get(err["type"], ("RP201", ""))
+        if template:
+            message = template.format(name=name) + f" in {'.'.join(map(str, loc[:-1])) or 'the spec'}"
+        else:
+            value = err.get("input")
+            shown = repr(value) if not isinstance(value, dict | list) else type(value).__name__
+            message = f"{where}: {err['msg'].lower()} (got {shown[:80]})"
+        path = loc if err["type"] != "extra_forbidden" else (*loc, "<key>")
+        out.append(Diagnostic(code, message, tree.source_map.at(path)))
+    return out
+
+
+def _is_union_tag(part: Any) -> bool:
+    return isinstance(part, str) and ("[" in part or part in {"str", "int", "list", "bool"}
+                                      or part.endswith("Decl") or part == "CiteRef")
+
+
+def json_schema() -> str:
+    schema = SpecDoc.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "ruleproof spec"
+    return json.dumps(schema, indent=2, sort_keys=True)

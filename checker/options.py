@@ -1,0 +1,17 @@
+"""Run options, frozen and passed to every stage that needs them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Options:
+    timeout_ms: int = 20_000        # per property and engine; UNKNOWN (timeout) past it
+    rlimit: int = 0                  # Z3 resource limit per query (0 = none); repeatable in CI
+    seed: int = 0                    # solver seeds
+    max_depth: int = 40              # BMC bound (event + micro steps)
+    explicit_limit: int = 200_000    # explicit search: states before giving up
+    jobs: int = 1                    # worker processes
+    use_cache: bool = True
+    timings: bool = False            # show timings in reports (off: byte-identical output)

@@ -1,0 +1,116 @@
+"""Results as data: property verdicts, findings, traces. Engines produce them, the report
+writers consume them; nothing here prints or imports z3.
+
+Status values are only ever set from an engine's answer (see `checker.engines`); UNKNOWN
+always carries the reason the engine stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Status(str, Enum):
+    PROVED = "proved"
+    VIOLATED = "violated"
+    UNKNOWN = "unknown"
+
+
+class Method(str, Enum):
+    BMC = "bmc"
+    K_INDUCTION = "k-induction"
+    SPACER = "spacer"
+    EXPLICIT = "explicit"
+
+
+class StopReason(str, Enum):
+    """Why an engine stopped without a verdict."""
+
+    TIMEOUT = "timeout"
+    RESOURCE_LIMIT = "resource limit"
+    INCOMPLETE = "engine incomplete"
+    BOUND_REACHED = "bound reached"
+    STATE_LIMIT = "state limit"
+
+    def describe(self, detail: str = "") -> str:
+        return f"{self.value}: {detail}" if detail else self.value
+
+
+@dataclass(frozen=True)
+class Step:
+    """One macro step of a trace: an event with the inputs rolled for it, the rules that
+    fired while resolving it, and the values that changed (display names → shown values)."""
+
+    event: str                                    # event instance id ("" for the initial state)
+    inputs: tuple[tuple[str, str], ...] = ()
+    fired: tuple[str, ...] = ()                   # rule instance ids, in firing order
+    changed: tuple[tuple[str, str], ...] = ()     # (variable, new value) that changed
+    state: tuple[tuple[str, int], ...] = ()       # full state after the step (raw values)
+
+
+@dataclass(frozen=True)
+class Trace:
+    steps: tuple[Step, ...]
+    replayed: bool = False                        # replayed by the reference interpreter
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+
+@dataclass(frozen=True)
+class PropertyResult:
+    id: str
+    kind: str
+    status: Status
+    method: Method | None
+    reason: str = ""
+    trace: Trace | None = None
+    states: tuple[str, ...] = ()
+    source: str = ""                              # spec element id
+    text: str = ""
+    seconds: float = 0.0
+    invariant: str = ""                           # the certificate, when an inductive proof
+
+
+FINDING_KINDS = ("fact-contradiction", "forbidden-obligation", "no-legal-action",
+                 "order-dependence", "non-termination", "dead-rule", "unreachable-state",
+                 "undefined-reference", "vacuous-property")
+
+FINDING_CODES = {
+    "fact-contradiction": "RP401", "forbidden-obligation": "RP402",
+    "no-legal-action": "RP403", "order-dependence": "RP404", "non-termination": "RP405",
+    "dead-rule": "RP406", "unreachable-state": "RP301", "undefined-reference": "RP304",
+    "vacuous-property": "RP407",
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    rules: tuple[str, ...]                        # spec element ids, sorted
+    states: tuple[str, ...]                       # States involved, sorted
+    message: str
+    resolved: bool = False
+    resolved_by: tuple[str, ...] = ()
+    trace: Trace | None = None
+    detail: tuple[tuple[str, str], ...] = ()      # e.g. the two orders and their outcomes
+
+    @property
+    def code(self) -> str:
+        return FINDING_CODES[self.kind]
+
+    def fingerprint(self, ruleset: str) -> str:
+        """Stable across line numbers and ordering: ruleset, kind, sorted rules and States."""
+        key = "|".join([ruleset, self.kind, ",".join(sorted(self.rules)),
+                        ",".join(sorted(self.states))])
+        return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+@dataclass
+class RulesetResult:
+    ruleset: str
+    properties: list[PropertyResult] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    seconds: float = 0.0

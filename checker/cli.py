@@ -1,0 +1,145 @@
+"""The `ruleproof` command line: argument parsing, the output funnel and exit codes.
+
+Exit codes: 0 every property proved and no unresolved finding · 1 a violation or an
+unresolved finding · 2 bad input or usage · 3 only UNKNOWN results stand in the way
+(unless --allow-unknown) · 255 an internal error (a bug in ruleproof: with traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from pathlib import Path
+
+from checker import __version__
+from checker.errors import SpecError
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 255
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        print(f"ruleproof: error[usage]: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="ruleproof", description="Model-check the rules of tabletop games: "
+                "prove what a ruleset promises, find contradictory interactions.")
+    p.add_argument("--version", action="version", version=f"ruleproof {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    c = sub.add_parser("check", help="check rulesets and write reports")
+    c.add_argument("paths", nargs="*", type=Path, default=[Path("spec")],
+                   help="spec files or folders (default: spec/)")
+    c.add_argument("--html", type=Path, default=Path("reports"), metavar="DIR",
+                   help="HTML report folder (default: reports/)")
+    c.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report")
+    c.add_argument("--sarif", type=Path, metavar="FILE", help="write SARIF 2.1.0")
+    c.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
+    c.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
+                   help="per property and engine (default 20)")
+    c.add_argument("--rlimit", type=int, default=0, help="Z3 resource limit per query "
+                   "(repeatable across machines; 0 = none)")
+    c.add_argument("--max-depth", type=int, default=40, help="bounded search depth")
+    c.add_argument("--jobs", type=int, default=1, help="worker processes")
+    c.add_argument("--no-cache", action="store_true", help="re-check everything")
+    c.add_argument("--timings", action="store_true", help="show timings in the reports")
+    c.add_argument("--allow-unknown", action="store_true",
+                   help="do not fail when a result is UNKNOWN")
+    c.add_argument("--strict", action="store_true",
+                   help="also fail on warnings (dead rules, unreachable States, ...)")
+    c.add_argument("--no-color", action="store_true", help="plain terminal output")
+    sub.add_parser("schema", help="print the JSON Schema of spec files")
+    v = sub.add_parser("validate", help="only load and validate specs (no verification)")
+    v.add_argument("paths", nargs="*", type=Path, default=[Path("spec")])
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "schema":
+            from checker.spec.schema import json_schema
+
+            print(json_schema())
+            return EXIT_OK
+        if args.command == "validate":
+            return _validate(args)
+        return _check(args)
+    except SpecError as exc:
+        for d in exc.diagnostics:
+            print(d.render(), file=sys.stderr)
+        n = len(exc.diagnostics)
+        print(f"ruleproof: {n} error{'s' if n != 1 else ''} in the input; nothing was checked "
+              "and nothing was written", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("ruleproof: interrupted; reports were not changed", file=sys.stderr)
+        return 130
+    except Exception:  # noqa: BLE001 - a bug in ruleproof: show everything
+        traceback.print_exc()
+        print("ruleproof: internal error (this is a bug in ruleproof, not in your rules); "
+              "please report it with the traceback above", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from checker.coverage import coverage
+    from checker.pipeline import load_all
+
+    for r in load_all(args.paths):
+        cov = coverage(r)
+        print(f"{r.id}: valid · {len(r.system.rules)} rules, {len(r.system.constraints)} "
+              f"constraints, {len(r.system.properties)} properties · coverage "
+              f"{cov.formalized} formalized, {cov.informal} informal, {cov.uncovered} uncovered"
+              " · not verified (run 'ruleproof check')")
+    return EXIT_OK
+
+
+def _check(args: argparse.Namespace) -> int:
+    from checker.options import Options
+    from checker.pipeline import check, load_all
+
+    options = Options(timeout_ms=int(args.timeout * 1000), rlimit=args.rlimit,
+                      max_depth=args.max_depth, jobs=max(1, args.jobs),
+                      use_cache=not args.no_cache, timings=args.timings)
+    load_all(args.paths)  # all input errors surface before any work or any write
+    from checker.report import render_all
+    from checker.report.terminal import TerminalProgress
+
+    color = not args.no_color and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    with TerminalProgress(enabled=color) as progress:
+        run = check(args.paths, options, progress=progress.update)
+    outputs = {"html": args.html, "json": args.json, "sarif": args.sarif, "junit": args.junit}
+    render_all(run, options, outputs, color=color)
+    return _exit_code(run, allow_unknown=args.allow_unknown, strict=args.strict)
+
+
+def _exit_code(run: object, *, allow_unknown: bool, strict: bool) -> int:
+    from checker.diagnostics import CODES, Severity
+    from checker.pipeline import Run
+    from checker.results import Status
+
+    assert isinstance(run, Run)
+    failed = unknown = False
+    for c in run.checked:
+        for p in c.result.properties:
+            if p.status is Status.UNKNOWN:
+                unknown = True
+            elif p.status is Status.VIOLATED and p.kind in ("always", "never", "terminal",
+                                                            "no-stacking", "cap",
+                                                            "reachable"):
+                failed = True
+        for f in c.result.findings:
+            if f.resolved:
+                continue
+            if CODES[f.code].severity is Severity.ERROR or strict:
+                failed = True
+    if failed:
+        return EXIT_FAIL
+    if unknown and not allow_unknown:
+        return EXIT_UNKNOWN
+    return EXIT_OK

@@ -1,0 +1,34 @@
+"""Findings that follow from property verdicts and declarations (no solver needed here):
+unreachable States, dead rules, vacuous properties, non-termination, undefined references."""
+
+from __future__ import annotations
+
+from checker.results import Finding, PropertyResult, Status
+from checker.spec.lower import Ruleset
+
+
+def from_properties(ruleset: Ruleset, results: list[PropertyResult]) -> list[Finding]:
+    out: list[Finding] = []
+    for r in results:
+        if r.kind == "state-reachable" and r.status is Status.VIOLATED:
+            state = r.states[0] if r.states else r.id.split(":", 1)[1]
+            out.append(Finding("unreachable-state", (r.source,), (state,),
+                               f"no model can ever be {state}: no reachable situation enters it"))
+        elif r.kind == "rule-fires" and r.status is Status.VIOLATED:
+            out.append(Finding("dead-rule", (r.source,), r.states,
+                               f"rule {r.source!r} can never fire: its condition never holds "
+                               "when it would change anything"))
+        elif r.kind == "vacuity" and r.status is Status.VIOLATED:
+            out.append(Finding("vacuous-property", (r.source,), r.states,
+                               f"property {r.source!r} holds only vacuously: its premise can "
+                               "never be true"))
+        elif r.kind == "termination" and r.status is Status.VIOLATED:
+            fired = r.trace.steps[-1].fired if r.trace and r.trace.steps else ()
+            rules = tuple(sorted({f.split("@")[0] for f in fired})) or ("rules",)
+            out.append(Finding("non-termination", rules, (),
+                               "triggered rules keep firing without end: "
+                               + " → ".join(fired[-6:]), trace=r.trace))
+    for name, element in ruleset.undefined:
+        out.append(Finding("undefined-reference", (element,), (name,),
+                           f"the text refers to {name!r} but never defines it"))
+    return out

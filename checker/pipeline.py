@@ -1,0 +1,103 @@
+"""`check(paths, options)`: every stage composed, from spec files to results. Never prints;
+progress is reported through an optional callback."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from checker.coverage import Coverage, coverage
+from checker.diagnostics import Diagnostic, Location
+from checker.errors import SpecError
+from checker.options import Options
+from checker.results import RulesetResult
+from checker.spec.load import load_ruleset
+from checker.spec.lower import Ruleset
+
+Progress = Callable[[str, str, int, int], None]   # (ruleset, item, done, total)
+
+
+@dataclass
+class CheckedRuleset:
+    ruleset: Ruleset
+    result: RulesetResult
+    coverage: Coverage
+
+
+@dataclass
+class Run:
+    checked: list[CheckedRuleset]
+
+
+def discover(paths: list[Path]) -> list[Path]:
+    """Spec files named by `paths` (folders are searched for *.yaml / *.yml, sorted)."""
+    found: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            found.extend(sorted(q for q in p.iterdir() if q.suffix in (".yaml", ".yml")
+                                and q.is_file()))
+        elif p.exists():
+            found.append(p)
+        else:
+            raise SpecError([Diagnostic("RP101", f"no such file or folder: {str(p)!r}",
+                                        Location(str(p), 1, 1))])
+    if not found:
+        shown = ", ".join(repr(str(p)) for p in paths)
+        raise SpecError([Diagnostic("RP107", f"no spec files (*.yaml) in {shown}",
+                                    Location(str(paths[0]) if paths else ".", 1, 1))])
+    return found
+
+
+def load_all(paths: list[Path]) -> list[Ruleset]:
+    """Load every spec; collect the diagnostics of all files before failing."""
+    rulesets: list[Ruleset] = []
+    diags: list[Diagnostic] = []
+    for path in discover(paths):
+        try:
+            rulesets.append(load_ruleset(path, _display(path)))
+        except SpecError as exc:
+            diags.extend(exc.diagnostics)
+    seen: dict[str, str] = {}
+    for r in rulesets:
+        if r.id in seen:
+            diags.append(Diagnostic("RP204", f"ruleset id {r.id!r} is also used by "
+                                    f"{seen[r.id]}", Location(r.spec_file, 1, 1)))
+        seen[r.id] = r.spec_file
+    if diags:
+        raise SpecError(diags)
+    return rulesets
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def check_ruleset(ruleset: Ruleset, options: Options,
+                  progress: Progress | None = None) -> CheckedRuleset:
+    from checker import engines, findings
+    from checker.engines import conflicts, order
+
+    start = time.perf_counter()
+    props = engines.check_all(ruleset.system, options, progress=_bind(progress, ruleset.id))
+    found = findings.from_properties(ruleset, props)
+    found += conflicts.find_conflicts(ruleset, options)
+    found += order.find_order_dependence(ruleset, options)
+    found.sort(key=lambda f: (f.kind, f.rules, f.states))
+    result = RulesetResult(ruleset.id, props, found, time.perf_counter() - start)
+    return CheckedRuleset(ruleset, result, coverage(ruleset))
+
+
+def _bind(progress: Progress | None, ruleset: str) -> Callable[[str, int, int], None] | None:
+    if progress is None:
+        return None
+    return lambda item, done, total: progress(ruleset, item, done, total)
+
+
+def check(paths: list[Path], options: Options, progress: Progress | None = None) -> Run:
+    rulesets = load_all(paths)
+    return Run([check_ruleset(r, options, progress) for r in rulesets])

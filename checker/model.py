@@ -198,7 +198,7 @@ class Stat:
 
 
 PropertyKind = Literal["always", "never", "reachable", "terminal", "no-stacking", "cap",
-                       "termination", "state-reachable", "rule-fires", "vacuity"]
+                       "termination", "state-reachable", "rule-fires", "vacuity", "ruling"]
 
 
 @dataclass(frozen=True)

@@ -138,6 +138,7 @@ def lower(tree: SpecTree, doc: SpecDoc) -> Ruleset:
     monitors: list[tuple[str, LExpr]] = []
     properties = _lower_properties(ctx, monitors)
     properties += _terminal_builtins(ctx, properties, monitors)
+    properties += _lower_rulings(ctx, constraints)
     undefined = tuple((u.name, f"undefined:{u.name}") for u in doc.undefined)
     if ctx.diags or source is None:
         raise SpecError(ctx.diags)
@@ -181,7 +182,7 @@ def _check_unique_ids(ctx: _Ctx) -> None:
     sections: list[tuple[str, list[Any]]] = [
         ("meta", d.meta), ("events", d.events), ("rules", d.rules), ("prevents", d.prevents),
         ("constraints", d.constraints), ("facts", d.facts), ("modifiers", d.modifiers),
-        ("procedures", d.procedures), ("properties", d.properties)]
+        ("procedures", d.procedures), ("properties", d.properties), ("rulings", d.rulings)]
     for section, items in sections:
         for i, item in enumerate(items):
             path = (section, i, "id")
@@ -322,7 +323,7 @@ def _cite_all(ctx: _Ctx, source: SourceText, elements: dict[str, Element]) -> li
     d = ctx.doc
     cited: list[tuple[str, str, PathKey, Cite | None, str]] = []
     for section in ("meta", "events", "rules", "prevents", "constraints", "facts",
-                    "modifiers", "procedures", "properties"):
+                    "modifiers", "procedures", "properties", "rulings"):
         for i, item in enumerate(getattr(d, section)):
             cited.append((item.id, section, (section, i), item.cite, ""))
             if section == "procedures":
@@ -1004,6 +1005,62 @@ def _lower_properties(ctx: _Ctx, monitors: list[tuple[str, LExpr]]) -> list[Prop
                 continue
             out.append(_terminal_property(ctx, pd.id, pd.id, name, monitors))
     return out
+
+
+def _lower_rulings(ctx: _Ctx, constraints: list[Constraint]) -> list[Property]:
+    """A ruling `when → expect` becomes an invariant over the effective permissions: in every
+    reachable stable state where `when` holds, each expected option is allowed and every other
+    option of that decision is not. A constraint counts unless an active constraint overrides
+    it; `must o` allows only o, `only S` allows S, `forbid S` allows the rest."""
+    out: list[Property] = []
+    for i, rd in enumerate(ctx.doc.rulings):
+        parts: list[LExpr] = []
+        premises: list[LExpr] = []
+        for m in ctx.per_model():
+            when = _bool(ctx, rd.when, m, ("rulings", i, "when"))
+            premises.append(when)
+            checks: list[LExpr] = []
+            for dim, want in rd.expect.items():
+                options = ctx.doc.decisions.get(dim)
+                if options is None:
+                    ctx.err("RP203", f"unknown decision {dim!r}", ("rulings", i, "expect", dim),
+                            _did_you_mean(dim, list(ctx.doc.decisions)))
+                    continue
+                if want not in options:
+                    ctx.err("RP203", f"{want!r} is not an option of decision {dim!r}",
+                            ("rulings", i, "expect", dim), _did_you_mean(want, options))
+                    continue
+                for o in options:
+                    allowed = allowed_expr(constraints, dim, o, m)
+                    checks.append(allowed if o == want else neg(allowed))
+            parts.append(Op("implies", (when, conj(*checks))))
+        states = _states_in(ctx, rd.when)
+        shown = ", ".join(f"{k} {v}" for k, v in rd.expect.items())
+        out.append(Property(rd.id, rd.id, "ruling", "invariant", conj(*parts), states=states,
+                            text=f"when {rd.when}: the model declares {shown}"))
+        out.append(Property(f"vacuity:{rd.id}", rd.id, "vacuity", "reachable",
+                            disj(*premises), states=states,
+                            text=f"the situation of ruling {rd.id!r} can occur"))
+    return out
+
+
+def allowed_expr(constraints: list[Constraint] | tuple[Constraint, ...], dim: str, option: str,
+                 model: str | None) -> LExpr:
+    """Option `option` of decision `dim` is allowed for `model` by the effective constraints
+    (those not overridden by another active constraint of the same model)."""
+    mine = [c for c in constraints if c.decision == dim and c.model == model]
+    everyone = [c for c in constraints if c.model == model]
+    parts: list[LExpr] = []
+    for c in mine:
+        overriders = [o.when for o in everyone if c.source in o.overrides]
+        effective = conj(c.when, *(neg(w) for w in overriders))
+        if c.kind == "forbid":
+            permits = option not in c.options
+        else:  # only / must
+            permits = option in c.options
+        if not permits:
+            parts.append(neg(effective))
+    return conj(*parts)
 
 
 def _is_cap(text: str) -> bool:

@@ -149,6 +149,16 @@ class PropertyDecl(_Strict):
         return self
 
 
+class RulingDecl(_Strict):
+    """A published ruling pinned as an expectation: in every reachable situation where `when`
+    holds, the legal declarations are exactly `expect` (one option per decision)."""
+
+    id: str
+    when: str
+    expect: dict[str, str]
+    cite: Cite | None = None
+
+
 class MetaDecl(_Strict):
     id: str
     stacking: Literal["none", "stack"] | None = None
@@ -190,6 +200,7 @@ class SpecDoc(_Strict):
     modifiers: list[ModifierDecl] = []
     procedures: list[ProcedureDecl] = []
     properties: list[PropertyDecl] = []
+    rulings: list[RulingDecl] = []
     informal: list[InformalDecl] = []
     undefined: list[UndefinedDecl] = []
 

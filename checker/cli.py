@@ -52,6 +52,10 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--strict", action="store_true",
                    help="also fail on warnings (dead rules, unreachable States, ...)")
     c.add_argument("--no-color", action="store_true", help="plain terminal output")
+    d = sub.add_parser("drift", help="check a spec's quotes against a new source text")
+    d.add_argument("spec", type=Path)
+    d.add_argument("--source", type=Path, required=True, metavar="TEXT",
+                   help="the new version of the rulebook text")
     sub.add_parser("schema", help="print the JSON Schema of spec files")
     v = sub.add_parser("validate", help="only load and validate specs (no verification)")
     v.add_argument("paths", nargs="*", type=Path, default=[Path("spec")])
@@ -68,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_OK
         if args.command == "validate":
             return _validate(args)
+        if args.command == "drift":
+            return _drift(args)
         return _check(args)
     except SpecError as exc:
         for d in exc.diagnostics:
@@ -97,6 +103,19 @@ def _validate(args: argparse.Namespace) -> int:
               f"{cov.formalized} formalized, {cov.informal} informal, {cov.uncovered} uncovered"
               " · not verified (run 'ruleproof check')")
     return EXIT_OK
+
+
+def _drift(args: argparse.Namespace) -> int:
+    from checker.errata.drift import drift
+
+    result = drift(args.spec, args.source)
+    for d in result.diagnostics:
+        print(d.render())
+    for s in result.uncovered:
+        print(f"{args.source}:{s.line}:1: warning[RP602]: no spec element cites {s.text!r}")
+    print(f"{result.quotes} quotes checked: {len(result.diagnostics)} no longer match, "
+          f"{len(result.uncovered)} sentences of the new text are not accounted for")
+    return EXIT_OK if result.clean else EXIT_FAIL
 
 
 def _check(args: argparse.Namespace) -> int:

@@ -80,6 +80,7 @@ class Ruleset:
     citations: tuple[Citation, ...]
     undefined: tuple[tuple[str, str], ...] = ()   # (name, element id)
     spec_text: str = field(default="", repr=False)
+    doc: SpecDoc | None = field(default=None, repr=False, compare=False)
 
 
 class _Ctx:
@@ -154,7 +155,7 @@ def lower(tree: SpecTree, doc: SpecDoc) -> Ruleset:
         meta=frozenset(m.resolves for m in doc.meta if m.resolves), monitors=tuple(monitors))
     system = _with_builtin_properties(ctx, system, properties)
     return Ruleset(doc.ruleset, doc.title, tree.display, _source_display(tree, doc), source,
-                   system, elements, tuple(citations), undefined, tree.text)
+                   system, elements, tuple(citations), undefined, tree.text, doc)
 
 
 def _source_display(tree: SpecTree, doc: SpecDoc) -> str:
@@ -319,9 +320,12 @@ def _cites(cite: Cite | None) -> list[CiteRef]:
     return [CiteRef(quote=c) if isinstance(c, str) else c for c in items]
 
 
-def _cite_all(ctx: _Ctx, source: SourceText, elements: dict[str, Element]) -> list[Citation]:
-    d = ctx.doc
-    cited: list[tuple[str, str, PathKey, Cite | None, str]] = []
+CitedItem = tuple[str, str, PathKey, Cite | None, str]   # id, section, path, cite, reason
+
+
+def cited_items(d: SpecDoc) -> list[CitedItem]:
+    """Every spec element that can carry a `cite`, with its id and path in the spec."""
+    cited: list[CitedItem] = []
     for section in ("meta", "events", "rules", "prevents", "constraints", "facts",
                     "modifiers", "procedures", "properties", "rulings"):
         for i, item in enumerate(getattr(d, section)):
@@ -335,14 +339,23 @@ def _cite_all(ctx: _Ctx, source: SourceText, elements: dict[str, Element]) -> li
             cited.append((f"{section}:{key}", section, (section, key), item.cite, ""))
     for i, inf in enumerate(d.informal):
         cited.append((f"informal:{i}", "informal", ("informal", i), inf.cite, inf.reason))
-    for u in d.undefined:
-        idx = d.undefined.index(u)
+    for idx, u in enumerate(d.undefined):
         cited.append((f"undefined:{u.name}", "undefined", ("undefined", idx), u.cite, ""))
+    return cited
+
+
+def cite_refs(cite: Cite | None, path: PathKey) -> list[tuple[CiteRef, PathKey]]:
+    """The quotes of one `cite` field, each with its own path (for locations)."""
+    return [(ref, (*path, "cite") if not isinstance(cite, list) else (*path, "cite", k))
+            for k, ref in enumerate(_cites(cite))]
+
+
+def _cite_all(ctx: _Ctx, source: SourceText, elements: dict[str, Element]) -> list[Citation]:
+    cited = cited_items(ctx.doc)
     out: list[Citation] = []
     for ident, section, path, cite, reason in cited:
         quotes = []
-        for k, ref in enumerate(_cites(cite)):
-            cpath: PathKey = (*path, "cite") if not isinstance(cite, list) else (*path, "cite", k)
+        for ref, cpath in cite_refs(cite, path):
             match = _find_quote(ctx, source, ref, cpath)
             if match is not None:
                 out.append(Citation(ident, ref.quote, match.start, match.end, match.line))

@@ -1,0 +1,76 @@
+"""Baselines of accepted findings: a file beside the specs listing each accepted finding's
+fingerprint with one readable line, so that `check --baseline` fails only on new ones."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from checker.diagnostics import Diagnostic, Location
+from checker.errors import SpecError
+from checker.pipeline import Run
+from checker.results import Finding
+
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Entry:
+    fingerprint: str
+    ruleset: str
+    kind: str
+    summary: str
+
+
+def entries(run: Run) -> list[Entry]:
+    out = [Entry(f.fingerprint(c.ruleset.id), c.ruleset.id, f.kind, _summary(f))
+           for c in run.checked for f in c.result.findings if not f.resolved]
+    return sorted(out, key=lambda e: (e.ruleset, e.kind, e.fingerprint))
+
+
+def _summary(f: Finding) -> str:
+    rules = ", ".join(f.rules)
+    states = f" [{', '.join(f.states)}]" if f.states else ""
+    return f"{f.kind}: {rules}{states} — {f.message}"
+
+
+def dumps(items: list[Entry]) -> str:
+    data = {"format_version": FORMAT_VERSION,
+            "comment": "Findings accepted for now; 'ruleproof check --baseline' fails only on "
+                       "findings not listed here. Regenerate with 'ruleproof baseline'.",
+            "findings": [e.__dict__ for e in items]}
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def load(path: Path) -> list[Entry]:
+    try:
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+        items = data["findings"]
+        if data.get("format_version") != FORMAT_VERSION or not isinstance(items, list):
+            raise ValueError("unsupported format_version")
+        return [Entry(str(i["fingerprint"]), str(i["ruleset"]), str(i["kind"]),
+                      str(i.get("summary", ""))) for i in items]
+    except FileNotFoundError:
+        raise SpecError([Diagnostic("RP101", f"no baseline file {str(path)!r}; create one with "
+                                    "'ruleproof baseline'", Location(str(path), 1, 1))]) from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SpecError([Diagnostic("RP201", f"{str(path)!r} is not a ruleproof baseline: {exc}",
+                                    Location(str(path), 1, 1))]) from None
+
+
+@dataclass(frozen=True)
+class Comparison:
+    new: tuple[tuple[str, Finding], ...]       # (ruleset, finding) not in the baseline
+    accepted: int
+    gone: tuple[Entry, ...]                    # baseline entries that no longer occur
+
+
+def compare(run: Run, baseline: list[Entry]) -> Comparison:
+    known = {e.fingerprint for e in baseline}
+    current = {e.fingerprint for e in entries(run)}
+    new = tuple((c.ruleset.id, f) for c in run.checked for f in c.result.findings
+                if not f.resolved and f.fingerprint(c.ruleset.id) not in known)
+    gone = tuple(e for e in baseline if e.fingerprint not in current)
+    return Comparison(new, len(current & known), gone)

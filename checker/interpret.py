@@ -11,9 +11,11 @@ A concrete state is a tuple of ints in `system.vars` order.
 from __future__ import annotations
 
 import itertools
+import operator
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from checker.errors import InternalError
 from checker.model import Const, LExpr, Op, Property, System, Transition, V
@@ -75,6 +77,48 @@ def _apply(op: str, vals: list[int | bool]) -> int | bool:
     raise AssertionError(op)
 
 
+
+
+
+def compile_expr(e: LExpr, index: dict[str, int]) -> Callable[[Sequence[int]], int | bool]:
+    """`e` as a Python closure over a state tuple (variables by position): the same meaning as
+    `evaluate`, about ten times faster for explicit search."""
+    match e:
+        case Const(value):
+            return lambda s: value
+        case V(name):
+            i = index[name]
+            return lambda s: s[i]
+        case Op(op, args):
+            fs = [compile_expr(a, index) for a in args]
+            if op == "and":
+                return lambda s: all(f(s) for f in fs)
+            if op == "or":
+                return lambda s: any(f(s) for f in fs)
+            if op == "implies":
+                a, b = fs
+                return lambda s: (not a(s)) or bool(b(s))
+            if op == "ite":
+                c, x, y = fs
+                return lambda s: x(s) if c(s) else y(s)
+            if op == "not":
+                (a,) = fs
+                return lambda s: not a(s)
+            if len(fs) == 2:
+                a, b = fs
+                fn2 = _BINARY[op]
+                return lambda s: fn2(a(s), b(s))
+            return lambda s: _apply(op, [f(s) for f in fs])
+    raise AssertionError(e)
+
+
+_BINARY: dict[str, Callable[[Any, Any], int | bool]] = {
+    "eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
+    "gt": operator.gt, "ge": operator.ge, "add": operator.add, "sub": operator.sub,
+    "mul": operator.mul, "min": min, "max": max,
+}
+
+
 @dataclass(frozen=True)
 class MacroStep:
     """The outcome of one event: the stable state reached (or the stuck one) and the rules
@@ -94,7 +138,16 @@ class Interpreter:
         self.index = {n: i for i, n in enumerate(self.names)}
         self.inputs = tuple(v for v in system.vars if v.kind == "input")
         self._frozen = frozenset(v.name for v in system.vars if v.kind in ("res", "seen"))
+        self._watched = [i for i, n in enumerate(self.names) if n not in self._frozen]
         self._res = self.index[system.res_var]
+        self._bounds = [(v.lo, v.hi) for v in system.vars]
+        self._guard = {t.id: compile_expr(t.guard, self.index)
+                       for t in (*system.events, *system.rules)}
+        self._effects = {t.id: [(self.index[a.var], compile_expr(a.value, self.index))
+                                for a in t.effects] for t in (*system.events, *system.rules)}
+        self._monitors = [(self.index[n], compile_expr(w, self.index))
+                          for n, w in system.monitors]
+        self._props: dict[int, tuple[LExpr, Callable[[Sequence[int]], int | bool]]] = {}
 
     # ------------------------------------------------------------------ basics
     def env(self, state: State) -> dict[str, int]:
@@ -105,22 +158,20 @@ class Interpreter:
             yield tuple(combo)
 
     def run_effects(self, t: Transition, state: State) -> State:
-        env = self.env(state)
-        for a in t.effects:
-            value = evaluate(a.value, env)
-            env[a.var] = int(value)
-        for v in self.system.vars:
-            if not v.lo <= env[v.name] <= v.hi:
-                raise InternalError(f"{t.id} set {v.name}={env[v.name]} outside "
-                                    f"[{v.lo}, {v.hi}]")
-        return tuple(env[n] for n in self.names)
+        cur = list(state)
+        for i, f in self._effects[t.id]:
+            value = int(f(cur))
+            lo, hi = self._bounds[i]
+            if not lo <= value <= hi:
+                raise InternalError(f"{t.id} set {self.names[i]}={value} outside [{lo}, {hi}]")
+            cur[i] = value
+        return tuple(cur)
 
     def is_enabled(self, rule: Transition, state: State) -> bool:
-        if not evaluate(rule.guard, self.env(state)):
+        if not self._guard[rule.id](state):
             return False
         after = self.run_effects(rule, state)
-        return any(a != b for n, a, b in zip(self.names, after, state, strict=True)
-                   if n not in self._frozen)
+        return any(after[i] != state[i] for i in self._watched)
 
     def first_enabled(self, state: State) -> Transition | None:
         for r in self.system.rules:
@@ -132,13 +183,11 @@ class Interpreter:
         return self.first_enabled(state) is None
 
     def _monitor(self, pre: State, post: State) -> State:
-        if not self.system.monitors:
+        if not self._monitors:
             return post
-        env = self.env(pre)
         out = list(post)
-        for name, watched in self.system.monitors:
-            i = self.index[name]
-            out[i] = int(bool(pre[i]) or bool(evaluate(watched, env)))
+        for i, watched in self._monitors:
+            out[i] = int(bool(pre[i]) or bool(watched(pre)))
         return tuple(out)
 
     # ------------------------------------------------------------------ steps
@@ -158,9 +207,8 @@ class Interpreter:
             for v, val in zip(self.inputs, combo, strict=True):
                 rolled[self.index[v.name]] = val
             pre = tuple(rolled)
-            env = self.env(pre)
             for ev in self.system.events:
-                if evaluate(ev.guard, env):
+                if self._guard[ev.id](pre):
                     yield ev.id, combo, self._monitor(state, self.run_effects(ev, pre))
 
     def macro_step(self, state: State, event_id: str, inputs: tuple[int, ...]) -> MacroStep:
@@ -174,7 +222,7 @@ class Interpreter:
         for v, val in zip(self.inputs, inputs, strict=True):
             rolled[self.index[v.name]] = val
         pre = tuple(rolled)
-        if not evaluate(ev.guard, self.env(pre)):
+        if not self._guard[ev.id](pre):
             raise InternalError(f"event {event_id!r} is not enabled here")
         cur = self._monitor(state, self.run_effects(ev, pre))
         micro = [cur]
@@ -193,7 +241,10 @@ class Interpreter:
 
     # ------------------------------------------------------------------ properties
     def holds(self, prop: Property, state: State) -> bool:
-        return bool(evaluate(prop.expr, self.env(state)))
+        hit = self._props.get(id(prop.expr))
+        if hit is None or hit[0] is not prop.expr:
+            hit = self._props[id(prop.expr)] = (prop.expr, compile_expr(prop.expr, self.index))
+        return bool(hit[1](state))
 
     def checked_here(self, prop: Property, state: State) -> bool:
         """Whether `prop` is evaluated in `state` (stable-only properties skip the rest)."""

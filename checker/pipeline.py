@@ -79,6 +79,26 @@ def _display(path: Path) -> str:
 
 def check_ruleset(ruleset: Ruleset, options: Options,
                   progress: Progress | None = None) -> CheckedRuleset:
+    """Check one ruleset; an unchanged ruleset is answered from the cache without solving."""
+    from checker.cache import Cache, digest, options_key
+    from checker.codec import ruleset_result_from, ruleset_result_to
+
+    cache = Cache(enabled=options.use_cache)
+    key = digest("ruleset", ruleset.id, ruleset.spec_text, ruleset.source.text,
+                 options_key(options))
+    hit = cache.get(key)
+    if hit is not None:
+        try:
+            return CheckedRuleset(ruleset, ruleset_result_from(hit), coverage(ruleset))
+        except (KeyError, TypeError, ValueError):
+            pass  # a stale or damaged entry: check afresh
+    checked = _check_fresh(ruleset, options, progress)
+    cache.put(key, ruleset_result_to(checked.result))
+    return checked
+
+
+def _check_fresh(ruleset: Ruleset, options: Options,
+                 progress: Progress | None = None) -> CheckedRuleset:
     from checker import engines, findings
     from checker.engines import conflicts, order
 

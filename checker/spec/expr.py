@@ -15,6 +15,7 @@ from importlib import resources
 from lark import Lark, Token, Transformer, UnexpectedInput, v_args
 
 MAX_EXPR_CHARS = 2000
+MAX_DEPTH = 100
 
 
 @dataclass(frozen=True)
@@ -200,16 +201,42 @@ def _parser(start: str) -> Lark:
 def _parse(text: str, start: str) -> object:
     if len(text) > MAX_EXPR_CHARS:
         raise ExprSyntaxError(f"expression longer than {MAX_EXPR_CHARS} characters", 1)
+    if _depth(text) > MAX_DEPTH:
+        raise ExprSyntaxError(f"expression nested deeper than {MAX_DEPTH} levels", 1)
     try:
         tree = _parser(start).parse(text)
     except UnexpectedInput as exc:
         col = getattr(exc, "column", 1)
         col = col if isinstance(col, int) and col > 0 else 1
+        token = getattr(exc, "token", None)
+        if token is not None and getattr(token, "type", "") == "$END":
+            col = len(text.rstrip()) + 1
         expected = sorted(getattr(exc, "expected", None) or getattr(exc, "allowed", None) or [])
         got = text[col - 1: col + 11].split(" ")[0] if col - 1 < len(text) else "end of text"
         hint = f"; expected {', '.join(_pretty(e) for e in expected[:6])}" if expected else ""
         raise ExprSyntaxError(f"unexpected {got!r} at column {col}{hint}", col) from None
-    return _ToAst().transform(tree)
+    except RecursionError:
+        raise ExprSyntaxError(f"expression nested deeper than {MAX_DEPTH} levels", 1) from None
+    try:
+        return _ToAst().transform(tree)
+    except RecursionError:
+        raise ExprSyntaxError(f"expression nested deeper than {MAX_DEPTH} levels", 1) from None
+
+
+def _depth(text: str) -> int:
+    """A cheap upper bound of the parse depth: parentheses, prefix operators and operators in
+    a chain all nest the tree; deeper than `MAX_DEPTH` is refused before parsing."""
+    depth = best = 0
+    for ch in text:
+        if ch == "(":
+            depth += 1
+            best = max(best, depth)
+        elif ch == ")":
+            depth -= 1
+    words = text.split()
+    prefix = sum(1 for w in words if w == "not") + text.count("-")
+    chain = sum(1 for w in words if w in ("and", "or", "+", "*")) + text.count("+")
+    return best + prefix + chain // 4
 
 
 _PRETTY = {"NAME": "a name", "INT": "a number", "COMP": "a comparison", "RPAR": "')'",

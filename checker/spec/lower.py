@@ -104,7 +104,9 @@ class _Ctx:
         self.emitting: list[str] = []
 
     def err(self, code: str, message: str, path: PathKey, fix: str | None = None) -> None:
-        self.diags.append(Diagnostic(code, message, self.tree.source_map.at(path), fix))
+        d = Diagnostic(code, message, self.tree.source_map.at(path), fix)
+        if d not in self.diags:  # with several models, one problem is found once per model
+            self.diags.append(d)
 
     def q(self, model: str | None, name: str) -> str:
         return f"{model}.{name}" if model else name
@@ -193,6 +195,19 @@ def _check_unique_ids(ctx: _Ctx) -> None:
                         path)
             else:
                 seen[item.id] = path
+    for i, proc in enumerate(d.procedures):
+        steps: set[str] = set()
+        for j, st in enumerate(proc.steps):
+            if st.id in steps:
+                ctx.err("RP204", f"step id {st.id!r} is used twice in procedure {proc.id!r}",
+                        ("procedures", i, "steps", j, "id"))
+            steps.add(st.id)
+    undefined: set[str] = set()
+    for i, u in enumerate(d.undefined):
+        if u.name in undefined:
+            ctx.err("RP204", f"{u.name!r} is listed twice under 'undefined'",
+                    ("undefined", i, "name"))
+        undefined.add(u.name)
     names: dict[str, str] = {}
     for section, keys in (("states", d.states), ("vars", d.vars), ("inputs", d.inputs),
                           ("stats", d.stats), ("decisions", d.decisions)):
@@ -210,8 +225,9 @@ def _check_unique_ids(ctx: _Ctx) -> None:
 
 def _declare(ctx: _Ctx) -> None:
     d = ctx.doc
-    if any(m.stacking == "none" for m in d.meta):
-        ctx.stacking_none |= {s for s, decl in d.states.items() if decl.stacking != "stack"}
+    if any(m.stacking == "none" for m in d.meta):  # markers are counted: they stack unless
+        ctx.stacking_none |= {s for s, decl in d.states.items()  # the State itself says not
+                              if decl.stacking != "stack" and decl.markers is None}
     ctx.stacking_none |= {s for s, decl in d.states.items() if decl.stacking == "none"}
     if d.phases:
         ctx.vars["phase"] = Var("phase", 0, len(d.phases) - 1, (0,), "enum", tuple(d.phases),
@@ -337,6 +353,9 @@ def cited_items(d: SpecDoc) -> list[CitedItem]:
     for section in ("states", "vars", "stats"):
         for key, item in getattr(d, section).items():
             cited.append((f"{section}:{key}", section, (section, key), item.cite, ""))
+    for key, dom in d.inputs.items():
+        if not isinstance(dom, list | str):
+            cited.append((f"inputs:{key}", "inputs", ("inputs", key), dom.cite, ""))
     for i, inf in enumerate(d.informal):
         cited.append((f"informal:{i}", "informal", ("informal", i), inf.cite, inf.reason))
     for idx, u in enumerate(d.undefined):
@@ -422,7 +441,7 @@ def _bool(ctx: _Ctx, text: str, model: str | None, path: PathKey) -> LExpr:
         ctx.err("RP203", f"in {text!r}: unknown name {t.label!r}", path, t.fix)
         return FALSE
     if t.sort != "bool":
-        ctx.err("RP206", f"{text!r} is a{'n' if t.sort == 'int' else ''} {t.sort} "
+        ctx.err("RP206", f"{text!r} is a{'n' if t.sort in ('int', 'enum') else ''} {t.sort} "
                 "expression; a condition must be true or false", path,
                 "compare it, e.g. 'x > 0'" if t.sort == "int" else None)
         return FALSE
@@ -451,7 +470,7 @@ def _as_bool(t: _Typed, what: str) -> LExpr:
     _unknown_label(t)
     if t.sort == "bool":
         return t.expr
-    raise _TypeError("RP206", f"{what} needs a condition, got a{'n' if t.sort == 'int' else ''}"
+    raise _TypeError("RP206", f"{what} needs a condition, got a{'n' if t.sort in ('int', 'enum') else ''}"
                      f" {t.sort}")
 
 
@@ -459,7 +478,8 @@ def _as_int(t: _Typed, what: str) -> LExpr:
     _unknown_label(t)
     if t.sort == "int":
         return t.expr
-    raise _TypeError("RP206", f"{what} needs a number, got a {t.sort}")
+    raise _TypeError("RP206", f"{what} needs a number, got a{'n' if t.sort == 'enum' else ''} "
+                     f"{t.sort}")
 
 
 def _type(ctx: _Ctx, e: ast.Expr, model: str | None) -> _Typed:
@@ -581,6 +601,15 @@ def _state_ref(ctx: _Ctx, ref: ast.Ref, model: str | None) -> tuple[str | None, 
     decl = ctx.doc.states[name]
     if decl.model:
         owner = decl.model
+    if owner is None and ctx.models:
+        raise _TypeError("RP203", f"{name!r} belongs to a model; here (a global event or "
+                         "rule) say which one", f"write '{ctx.models[0]}.{name}', or use "
+                         f"any({name}) / all({name})")
+    if ref.value is not None and ref.value not in ctx.state_values.get(name, ()):
+        values = ctx.state_values.get(name)
+        raise _TypeError("RP203", f"{name!r} has no marker value {ref.value}" +
+                         (f"; its values are {list(values)}" if values else
+                          " (it has no valued markers)"))
     return owner, name
 
 
@@ -608,6 +637,9 @@ def _ref(ctx: _Ctx, ref: ast.Ref, model: str | None) -> _Typed:
             raise _TypeError("RP203", f"{name!r} is global; write it without a model")
         return _var_typed(v)
     if name in ctx.model_vars:
+        if owner is None and ctx.models:
+            raise _TypeError("RP203", f"{name!r} belongs to a model; here (a global event or "
+                             "rule) say which one", f"write '{ctx.models[0]}.{name}'")
         return _var_typed(ctx.vars[ctx.q(owner, name)])
     if len(ref.parts) == 1:
         return _Typed(Const(0), "label", label=name,
@@ -683,6 +715,7 @@ def _effect(ctx: _Ctx, eff: ast.Effect, model: str | None, path: PathKey) -> lis
             return _remove(ctx, target, amount, into, model)
         case ast.Assign(target, op, value):
             tv = _ref(ctx, target, model)
+            _unknown_label(tv)
             if not isinstance(tv.expr, V) and tv.sort != "bool":
                 raise _TypeError("RP206", f"{target} cannot be assigned")
             var_name = _assignable(ctx, target, model)
@@ -720,6 +753,7 @@ def _effect(ctx: _Ctx, eff: ast.Effect, model: str | None, path: PathKey) -> lis
 def _assignable(ctx: _Ctx, target: ast.Ref, model: str | None) -> str:
     owner, name = _split_owner(ctx, target, model)
     if name in ctx.state_kind:
+        owner, name = _state_ref(ctx, target, model)
         if ctx.state_kind[name] == "valued":
             if target.value is None:
                 raise _TypeError("RP206", f"say which value of {name!r}")
@@ -727,6 +761,12 @@ def _assignable(ctx: _Ctx, target: ast.Ref, model: str | None) -> str:
         return ctx.q(owner, name)
     if name in ctx.global_vars or name in ctx.inputs:
         return name
+    if name not in ctx.model_vars:
+        raise _TypeError("RP203", f"unknown variable {name!r}",
+                         _did_you_mean(name, [*ctx.model_vars, *ctx.global_vars]))
+    if owner is None and ctx.models:
+        raise _TypeError("RP203", f"{name!r} belongs to a model; say which one",
+                         f"write '{ctx.models[0]}.{name}'")
     return ctx.q(owner, name)
 
 
@@ -940,7 +980,12 @@ def _decision_constraints(ctx: _Ctx, ident: str, source: str, decl: Any, when: L
 
 def _lower_facts(ctx: _Ctx) -> list[Fact]:
     out: list[Fact] = []
+    ids = [f.id for f in ctx.doc.facts]
     for i, fd in enumerate(ctx.doc.facts):
+        for o in fd.overrides:
+            if o not in ids:
+                ctx.err("RP203", f"'overrides' names unknown fact {o!r}",
+                        ("facts", i, "overrides"), _did_you_mean(o, ids))
         for m in ctx.per_model():
             when = _bool(ctx, fd.when, m, ("facts", i, "when"))
             for attr, value in fd.set.items():

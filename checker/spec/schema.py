@@ -7,6 +7,7 @@ Names, expressions and quotes are checked later, by `checker.spec.lower`.
 
 from __future__ import annotations
 
+import difflib
 import json
 from typing import Any, Literal
 
@@ -224,26 +225,48 @@ def parse_spec(tree: SpecTree) -> SpecDoc:
 
 
 def _diagnostics(exc: ValidationError, tree: SpecTree) -> list[Diagnostic]:
-    out: list[Diagnostic] = []
-    seen: set[tuple[Any, ...]] = set()
+    """One diagnostic per spec element: for fields that accept several shapes (a `cite`
+    string or mapping), the error that got furthest into the value is the informative one."""
+    best: dict[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = {}
+    order: list[tuple[Any, ...]] = []
     for err in exc.errors():
         loc = tuple(p for p in err["loc"] if not _is_union_tag(p))
         key = loc[:2]
-        if key in seen:
-            continue  # one diagnostic per element is enough; unions report every branch
-        seen.add(key)
-        where = ".".join(str(p) for p in loc) or "the file"
-        name = str(loc[-1]) if loc else ""
-        code, template = _MESSAGES.get(err["type"], ("RP201", ""))
-        if template:
-            message = template.format(name=name) + f" in {'.'.join(map(str, loc[:-1])) or 'the spec'}"
-        else:
-            value = err.get("input")
-            shown = repr(value) if not isinstance(value, dict | list) else type(value).__name__
-            message = f"{where}: {err['msg'].lower()} (got {shown[:80]})"
-        path = loc if err["type"] != "extra_forbidden" else (*loc, "<key>")
-        out.append(Diagnostic(code, message, tree.source_map.at(path)))
-    return out
+        if key not in best:
+            order.append(key)
+            best[key] = (loc, err)
+        elif len(loc) > len(best[key][0]):
+            best[key] = (loc, err)
+    return [_diagnostic(loc, err, tree) for loc, err in (best[k] for k in order)]
+
+
+def _diagnostic(loc: tuple[Any, ...], err: Any, tree: SpecTree) -> Diagnostic:
+    where = ".".join(str(p) for p in loc) or "the file"
+    name = str(loc[-1]) if loc else ""
+    code, template = _MESSAGES.get(err["type"], ("RP201", ""))
+    fix = None
+    if template:
+        message = template.format(name=name) + f" in {'.'.join(map(str, loc[:-1])) or 'the spec'}"
+        if err["type"] == "extra_forbidden":
+            close = difflib.get_close_matches(name, sorted(_field_names()), n=1, cutoff=0.6)
+            fix = f"did you mean {close[0]!r}?" if close else None
+    else:
+        value = err.get("input")
+        shown = repr(value) if not isinstance(value, dict | list) else type(value).__name__
+        message = f"{where}: {err['msg'].lower()} (got {shown[:80]})"
+    path = loc if err["type"] != "extra_forbidden" else (*loc, "<key>")
+    return Diagnostic(code, message, tree.source_map.at(path), fix)
+
+
+def _field_names() -> set[str]:
+    names: set[str] = set()
+    for model in (SpecDoc, CiteRef, MarkerDecl, StateDecl, VarDecl, EventDecl, RuleDecl,
+                  PreventDecl, ConstraintDecl, FactDecl, StatDecl, ModifierDecl, StepDecl,
+                  ProcedureDecl, PropertyDecl, RulingDecl, MetaDecl, InformalDecl,
+                  UndefinedDecl):
+        for fname, f in model.model_fields.items():
+            names.add(f.alias or fname)
+    return names
 
 
 def _is_union_tag(part: Any) -> bool:

@@ -20,7 +20,7 @@ from checker.errors import SpecError
 
 MAX_BYTES = 2 * 1024 * 1024
 MAX_DEPTH = 40
-MAX_NODES = 100_000
+MAX_NODES = 20_000
 
 PathKey = tuple[str | int, ...]
 
@@ -117,7 +117,13 @@ def load_spec(path: Path, display: str | None = None) -> SpecTree:
     """Parse the spec file at `path` into a `SpecTree`; raise `SpecError` on bad input."""
     shown = display or str(path)
     text = read_text_file(path, shown)
-    loader = _GuardedLoader(text)
+    try:
+        loader = _GuardedLoader(text)
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        raise SpecError([Diagnostic("RP103", f"{shown!r} contains the control character "
+                                    f"{exc.character!r}, which YAML does not allow",
+                                    Location(shown, line, 1))]) from None
     try:
         node = loader.get_single_node()
     except _TooComplex as exc:
@@ -127,8 +133,15 @@ def load_spec(path: Path, display: str | None = None) -> SpecTree:
         where = _loc(shown, mark) if mark else Location(shown, 1, 1)
         problem = exc.problem or exc.context or "invalid YAML"
         raise SpecError([Diagnostic("RP104", f"YAML syntax: {problem}", where)]) from None
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        raise SpecError([Diagnostic("RP103", f"{shown!r} contains the control character "
+                                    f"{exc.character!r}, which YAML does not allow",
+                                    Location(shown, line, 1))]) from None
     except yaml.YAMLError as exc:
-        raise SpecError([Diagnostic("RP104", f"YAML syntax: {exc}", Location(shown, 1, 1))]) from None
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else "invalid YAML"
+        raise SpecError([Diagnostic("RP104", f"YAML syntax: {first}",
+                                    Location(shown, 1, 1))]) from None
     finally:
         loader.dispose()
     locations: dict[PathKey, Location] = {}
@@ -158,8 +171,13 @@ def _to_data(node: Any, path: PathKey, shown: str, locations: dict[PathKey, Loca
                 for i, item in enumerate(node.value)]
     try:
         value = loader.construct_object(node, deep=True)
+    except yaml.MarkedYAMLError as exc:
+        problem = exc.problem or exc.context or "invalid value"
+        raise SpecError([Diagnostic("RP104", f"YAML value: {problem}",
+                                    _loc(shown, node.start_mark))]) from None
     except yaml.YAMLError as exc:
-        raise SpecError([Diagnostic("RP104", f"YAML value: {exc}",
+        first = (str(exc).strip().splitlines() or ["invalid value"])[0]
+        raise SpecError([Diagnostic("RP104", f"YAML value: {first}",
                                     _loc(shown, node.start_mark))]) from None
     if not isinstance(value, str | int | float | bool) and value is not None:
         # timestamps, binary and sets are not part of the spec language

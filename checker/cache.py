@@ -23,9 +23,25 @@ CACHE_DIR = Path(".ruleproof-cache")
 SCHEMA = 1
 
 
-def digest(*parts: str) -> str:
+def _code_fingerprint() -> str:
+    """A hash of ruleproof's own source: results cached by another build are never reused."""
     h = hashlib.sha256()
-    for p in (f"ruleproof {__version__} cache {SCHEMA}", *parts):
+    root = Path(__file__).resolve().parent
+    for f in sorted(root.rglob("*")):
+        if f.suffix in (".py", ".lark") and f.is_file():
+            h.update(str(f.relative_to(root)).encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+_CODE: list[str] = []
+
+
+def digest(*parts: str) -> str:
+    if not _CODE:
+        _CODE.append(_code_fingerprint())
+    h = hashlib.sha256()
+    for p in (f"ruleproof {__version__} cache {SCHEMA} code {_CODE[0]}", *parts):
         h.update(p.encode("utf-8"))
         h.update(b"\x00")
     return h.hexdigest()

@@ -14,7 +14,7 @@ import traceback
 from pathlib import Path
 
 from checker import __version__
-from checker.errors import SpecError
+from checker.errors import CheckerError, SpecError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 255
 
@@ -52,6 +52,20 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--strict", action="store_true",
                    help="also fail on warnings (dead rules, unreachable States, ...)")
     c.add_argument("--no-color", action="store_true", help="plain terminal output")
+    c.add_argument("--baseline", type=Path, metavar="FILE",
+                   help="accepted findings: fail only on findings not listed in FILE")
+    b = sub.add_parser("baseline", help="write the current findings as the accepted baseline")
+    b.add_argument("paths", nargs="*", type=Path, default=[Path("spec")])
+    b.add_argument("--output", type=Path, default=Path("spec/ruleproof-baseline.json"),
+                   metavar="FILE", help="(default: spec/ruleproof-baseline.json)")
+    b.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS")
+    df = sub.add_parser("diff", help="what a change to a ruleset does (semantic diff)")
+    df.add_argument("old", type=Path, nargs="?", help="old spec file or folder")
+    df.add_argument("new", type=Path, help="new spec file or folder")
+    df.add_argument("--rev", metavar="REV", help="compare NEW against itself at git revision "
+                    "REV (then OLD is not given)")
+    df.add_argument("--json", type=Path, metavar="FILE", help="write the diff as JSON")
+    df.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS")
     d = sub.add_parser("drift", help="check a spec's quotes against a new source text")
     d.add_argument("spec", type=Path)
     d.add_argument("--source", type=Path, required=True, metavar="TEXT",
@@ -74,6 +88,10 @@ def main(argv: list[str] | None = None) -> int:
             return _validate(args)
         if args.command == "drift":
             return _drift(args)
+        if args.command == "baseline":
+            return _baseline(args)
+        if args.command == "diff":
+            return _diff(args)
         return _check(args)
     except SpecError as exc:
         for d in exc.diagnostics:
@@ -82,10 +100,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ruleproof: {n} error{'s' if n != 1 else ''} in the input; nothing was checked "
               "and nothing was written", file=sys.stderr)
         return EXIT_USAGE
+    except CheckerError as exc:
+        if type(exc).__name__ == "ReportWriteError":
+            print(f"ruleproof: error[output]: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        raise
     except KeyboardInterrupt:
         print("ruleproof: interrupted; reports were not changed", file=sys.stderr)
         return 130
-    except Exception:  # noqa: BLE001 - a bug in ruleproof: show everything
+    except Exception:
         traceback.print_exc()
         print("ruleproof: internal error (this is a bug in ruleproof, not in your rules); "
               "please report it with the traceback above", file=sys.stderr)
@@ -134,7 +157,99 @@ def _check(args: argparse.Namespace) -> int:
         run = check(args.paths, options, progress=progress.update)
     outputs = {"html": args.html, "json": args.json, "sarif": args.sarif, "junit": args.junit}
     render_all(run, options, outputs, color=color)
+    if args.baseline is not None:
+        return _gate_with_baseline(run, args)
     return _exit_code(run, allow_unknown=args.allow_unknown, strict=args.strict)
+
+
+def _gate_with_baseline(run: object, args: argparse.Namespace) -> int:
+    from checker.diagnostics import CODES, Severity
+    from checker.errata import baseline
+    from checker.pipeline import Run
+
+    assert isinstance(run, Run)
+    comparison = baseline.compare(run, baseline.load(args.baseline))
+    for rid, f in comparison.new:
+        print(f"new finding not in the baseline: {rid}: {f.kind}: {', '.join(f.rules)} — "
+              f"{f.message}")
+    for e in comparison.gone:
+        print(f"baseline entry no longer occurs (remove it): {e.ruleset}: {e.summary}")
+    print(f"baseline: {comparison.accepted} accepted, {len(comparison.new)} new, "
+          f"{len(comparison.gone)} no longer occurring")
+    failing_new = [f for _, f in comparison.new
+                   if CODES[f.code].severity is Severity.ERROR or args.strict]
+    verdicts = _exit_code(_without_findings(run), allow_unknown=args.allow_unknown,
+                          strict=args.strict)
+    if failing_new or verdicts == EXIT_FAIL:
+        return EXIT_FAIL
+    return verdicts
+
+
+def _without_findings(run: object) -> object:
+    from checker.pipeline import CheckedRuleset, Run
+    from checker.results import RulesetResult
+
+    assert isinstance(run, Run)
+    return Run([CheckedRuleset(c.ruleset, RulesetResult(c.result.ruleset, c.result.properties,
+                                                        [], c.result.seconds), c.coverage)
+                for c in run.checked])
+
+
+def _baseline(args: argparse.Namespace) -> int:
+    from checker.errata import baseline
+    from checker.options import Options
+    from checker.pipeline import check
+    from checker.report.write import write_text_atomic
+
+    run = check(args.paths, Options(timeout_ms=int(args.timeout * 1000)))
+    items = baseline.entries(run)
+    write_text_atomic(args.output, baseline.dumps(items))
+    print(f"wrote {len(items)} accepted finding(s) to {args.output}")
+    return EXIT_OK
+
+
+def _diff(args: argparse.Namespace) -> int:
+    import subprocess
+    import tempfile
+
+    from checker.errata.diff import diff_runs
+    from checker.options import Options
+    from checker.pipeline import check
+
+    options = Options(timeout_ms=int(args.timeout * 1000))
+    if args.rev:
+        if args.old is not None:
+            print("ruleproof: error[usage]: give either OLD NEW or --rev REV NEW",
+                  file=sys.stderr)
+            return EXIT_USAGE
+        with tempfile.TemporaryDirectory(prefix="ruleproof-rev-") as tmp:
+            top = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True,
+                                 text=True, check=False)
+            if top.returncode != 0:
+                print("ruleproof: error[usage]: --rev needs a git repository",
+                      file=sys.stderr)
+                return EXIT_USAGE
+            root = Path(top.stdout.strip())
+            archive = subprocess.run(["git", "-C", str(root), "archive", args.rev],
+                                     capture_output=True, check=False)
+            if archive.returncode != 0:
+                print(f"ruleproof: error[usage]: unknown revision {args.rev!r}",
+                      file=sys.stderr)
+                return EXIT_USAGE
+            subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
+            rel = args.new.resolve().relative_to(root.resolve())
+            old_run = check([Path(tmp) / rel], options)
+    else:
+        if args.old is None:
+            print("ruleproof: error[usage]: give OLD and NEW, or --rev REV NEW", file=sys.stderr)
+            return EXIT_USAGE
+        old_run = check([args.old], options)
+    new_run = check([args.new], options)
+    result = diff_runs(old_run, new_run)
+    from checker.report.diff import render_diff
+
+    render_diff(result, json_path=args.json)
+    return EXIT_FAIL if result.introduces_problems else EXIT_OK
 
 
 def _exit_code(run: object, *, allow_unknown: bool, strict: bool) -> int:

@@ -7,10 +7,10 @@ interaction findings, RP5xx engines/properties, RP6xx errata (diff, baseline, dr
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
     NOTE = "note"

@@ -9,23 +9,23 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     PROVED = "proved"
     VIOLATED = "violated"
     UNKNOWN = "unknown"
 
 
-class Method(str, Enum):
+class Method(StrEnum):
     BMC = "bmc"
     K_INDUCTION = "k-induction"
     SPACER = "spacer"
     EXPLICIT = "explicit"
 
 
-class StopReason(str, Enum):
+class StopReason(StrEnum):
     """Why an engine stopped without a verdict."""
 
     TIMEOUT = "timeout"

@@ -17,7 +17,6 @@ from checker.diagnostics import Diagnostic, Location
 from checker.errors import SpecError
 from checker.model import (
     FALSE,
-    TRUE,
     Assign,
     Const,
     Constraint,
@@ -470,8 +469,8 @@ def _as_bool(t: _Typed, what: str) -> LExpr:
     _unknown_label(t)
     if t.sort == "bool":
         return t.expr
-    raise _TypeError("RP206", f"{what} needs a condition, got a{'n' if t.sort in ('int', 'enum') else ''}"
-                     f" {t.sort}")
+    article = "an" if t.sort in ("int", "enum") else "a"
+    raise _TypeError("RP206", f"{what} needs a condition, got {article} {t.sort}")
 
 
 def _as_int(t: _Typed, what: str) -> LExpr:
@@ -736,7 +735,7 @@ def _effect(ctx: _Ctx, eff: ast.Effect, model: str | None, path: PathKey) -> lis
                 if val.sort == "enum" and val.labels == var.labels:
                     return [Assign(var_name, val.expr)]
                 raise _TypeError("RP206", f"{target} takes one of {list(var.labels)}")
-            if var.labels == ("false", "true") or tv.sort == "bool" and var.kind in ("state",):
+            if var.labels == ("false", "true") or (tv.sort == "bool" and var.kind in ("state",)):
                 b = _as_bool(val, f"'{target} ='")
                 return [Assign(var_name, Op("ite", (b, Const(1), Const(0))))]
             rhs = _as_int(val, f"'{op}'")
@@ -1112,10 +1111,7 @@ def allowed_expr(constraints: list[Constraint] | tuple[Constraint, ...], dim: st
     for c in mine:
         overriders = [o.when for o in everyone if c.source in o.overrides]
         effective = conj(c.when, *(neg(w) for w in overriders))
-        if c.kind == "forbid":
-            permits = option not in c.options
-        else:  # only / must
-            permits = option in c.options
+        permits = option not in c.options if c.kind == "forbid" else option in c.options
         if not permits:
             parts.append(neg(effective))
     return conj(*parts)

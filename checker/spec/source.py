@@ -110,7 +110,8 @@ def read_text_file(path: Path, display: str, *, code_missing: str = "RP101",
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise SpecError([Diagnostic("RP103", f"{display!r} is not UTF-8 text (byte "
-                                    f"{raw[exc.start]:#04x})", Location(display, line, 1))]) from None
+                                    f"{raw[exc.start]:#04x})",
+                                    Location(display, line, 1))]) from None
 
 
 def load_spec(path: Path, display: str | None = None) -> SpecTree:

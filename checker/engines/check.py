@@ -1,0 +1,112 @@
+"""`check_property(system, prop, options)`: the engines composed, cheapest first.
+
+Invariants: 1-induction on the cone → BMC on the full system (shortest counterexample) →
+Houdini on the cone → Spacer on the cone (certificate re-checked) → if Spacer saw the
+target deeper than the BMC bound, BMC again up to that depth. Reachability properties: BMC
+(a witness) first, then the same proofs of unreachability. PROVED comes only from an
+induction, Houdini or Spacer certificate (or, in `check_all`, from a finished explicit
+search); VIOLATED only with a replayed trace, or from such a proof for a reachability
+property; everything else is UNKNOWN with every engine's reason.
+
+Everything a worker needs is in the (picklable) arguments: z3 terms never cross a call.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from checker.engines import bmc, explicit, induction, spacer
+from checker.engines.base import Kind, Outcome, to_result, unknown
+from checker.engines.lemmas import Samples
+from checker.engines.session import Session
+from checker.model import Property, System
+from checker.options import Options
+from checker.results import PropertyResult, Status
+
+Progress = Callable[[str, int, int], None]     # (property id, done, total)
+SPACER_DEPTH_FACTOR = 4                        # how far past max_depth to chase a Spacer path
+
+
+def decide(system: System, prop: Property, options: Options,
+           samples: Samples | None = None) -> Outcome:
+    """The first decided outcome of the engines in order, else UNKNOWN with all reasons.
+    All engines share one `Session` (one z3 context) for this property."""
+    session = Session(system, prop)
+
+    def bmc_search(s: System, p: Property, o: Options) -> Outcome:
+        return bmc.search(s, p, o, session)
+
+    def one_induction(s: System, p: Property, o: Options) -> Outcome:
+        return induction.one_induction(s, p, o, session)
+
+    def houdini(s: System, p: Property, o: Options) -> Outcome:
+        return induction.houdini(s, p, o, samples, session)
+
+    def spacer_prove(s: System, p: Property, o: Options) -> Outcome:
+        return spacer.prove(s, p, o, session)
+
+    Engine = Callable[[System, Property, Options], Outcome]
+    plan: list[tuple[Engine, Kind]] = [(bmc_search, Kind.FOUND)]
+    if prop.mode == "invariant":
+        plan.insert(0, (one_induction, Kind.UNREACHABLE))
+    else:
+        plan.append((one_induction, Kind.UNREACHABLE))
+    plan += [(houdini, Kind.UNREACHABLE), (spacer_prove, Kind.UNREACHABLE)]
+    tried: list[Outcome] = []
+    for engine, wanted in plan:
+        out = engine(system, prop, options)
+        if out.kind is wanted:
+            return out
+        tried.append(out)
+    hint = tried[-1].depth_hint
+    if hint > options.max_depth:
+        deeper = bmc.search(system, prop, options, session, min_depth=options.max_depth + 1,
+                            max_depth=min(hint, SPACER_DEPTH_FACTOR * options.max_depth))
+        if deeper.kind is Kind.FOUND:
+            return deeper
+        tried.append(deeper)
+    return _undecided(tried)
+
+
+def _undecided(tried: list[Outcome]) -> Outcome:
+    """UNKNOWN with the general fallback's (Spacer's) stop reason, and every engine's."""
+    last = next(t for t in reversed(tried) if t.method.value == "spacer")
+    assert last.stop is not None
+    others = "; ".join(t.detail for t in tried if t is not last)
+    return unknown(last.method, last.stop, f"{last.detail} (also: {others})")
+
+
+def check_property(system: System, prop: Property, options: Options, *,
+                   samples: Samples | None = None) -> PropertyResult:
+    """Decide `prop` on `system` with the symbolic engines (module docstring)."""
+    start = time.perf_counter()
+    outcome = decide(system, prop, options, samples)
+    seconds = time.perf_counter() - start if options.timings else 0.0
+    return to_result(prop, outcome, seconds)
+
+
+def check_all(system: System, options: Options, *,
+              progress: Progress | None = None) -> list[PropertyResult]:
+    """Every property of `system`, in order. The simulated states Houdini mines are
+    computed once, on first need. A property the symbolic engines leave UNKNOWN gets an
+    explicit search as a last resort (`explicit.Explorer`: complete when the system has
+    at most `options.explicit_limit` reachable states); otherwise the UNKNOWN stands."""
+    samples = induction.sample_cache(system, options)
+    explorer = explicit.Explorer(system, options)
+    out: list[PropertyResult] = []
+    total = len(system.properties)
+    for i, prop in enumerate(system.properties):
+        if progress is not None:
+            progress(prop.id, i, total)
+        start = time.perf_counter()
+        result = check_property(system, prop, options, samples=samples)
+        if result.status is Status.UNKNOWN:
+            fallback = explorer.decide(prop)
+            if fallback.kind is not Kind.UNKNOWN:
+                seconds = time.perf_counter() - start if options.timings else 0.0
+                result = to_result(prop, fallback, seconds)
+        out.append(result)
+    if progress is not None:
+        progress("", total, total)
+    return out

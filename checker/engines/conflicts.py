@@ -1,0 +1,312 @@
+"""Conflicts at decision points: `fact-contradiction`, `forbidden-obligation`,
+`no-legal-action` (DESIGN §4 "Conflicts", docs/semantics.md "Decision points").
+
+At a reachable stable state, every active constraint and fact of one model is an assertion
+over that model's decision and attribute variables (one Int per decision, over its
+options; one Int per fact attribute, over the values the facts use):
+
+    only   d ∈ {o…}        forbid  d ∉ {o…}        must  d = o        fact  a = v
+
+and the situation is a conflict when they are jointly UNSAT. Every assertion reads a single
+variable, so a minimal unsatisfiable set (MUS) always lives on one variable: per (model,
+variable) the MUSes are enumerated completely with MARCO (Liffiton & Malik, "Enumerating
+infeasibility: finding multiple MUSes quickly", CPAIOR 2013) over the tracked assertions —
+shrink an unsat core by deletion to a MUS and block its supersets, grow a satisfiable seed
+to a maximal satisfiable set and block its subsets. This replaces the size-≤3 scan of
+z3-notes.md: it is exact for any size (three forbids and an `only` are found too) and stays
+cheap because each variable has few rules.
+
+A MUS is a conflict only where its members are active together: the conjunction of their
+`when`s with `stable` must be satisfiable over the variable domains (Z3), and then
+reachable (`decision.Reacher`), which yields the witness trace, replayed and cut at the
+first state showing the situation. Resolution, in this order:
+- a member `overrides` another member → resolved by that member;
+- `meta: resolves: prevent-beats-force` and the MUS is one `must` against `only`/`forbid`
+  members → resolved by the meta entry;
+- rules outside the MUS that override a member resolve it only where they are active: the
+  conflict is unresolved if it is reachable with all of them inactive, else resolved by
+  those active in the witness.
+Resolved findings are reported with `resolved=True`. Candidates whose satisfiability or
+reachability is UNKNOWN are kept in `Scan.undecided`, never dropped as "no conflict".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import z3  # noqa: TID251  (engines own their z3 contexts, DESIGN §2)
+
+from checker.engines.decision import (
+    Reacher,
+    Scan,
+    Undecided,
+    Z3Env,
+    cited,
+    meta_id,
+    show_state,
+    states_of,
+    visible,
+)
+from checker.interpret import evaluate
+from checker.model import Constraint, LExpr, System, conj, lvars, neg, stable
+from checker.options import Options
+from checker.results import Finding
+from checker.spec.lower import Ruleset
+
+MAX_MARCO_ROUNDS = 5_000
+
+
+@dataclass(frozen=True)
+class _Item:
+    """One tracked assertion: a constraint on one decision, or one fact."""
+
+    ident: str                    # instance id (`id@model/decision`)
+    source: str                   # spec element id
+    kind: str                     # only | forbid | must | fact
+    var: str                      # "decision:<name>" or "fact:<attribute>"
+    size: int                     # the variable's domain is 0 .. size-1
+    allowed: frozenset[int]
+    when: LExpr
+    overrides: tuple[str, ...]
+    model: str | None
+    text: str
+
+
+def find_conflicts(ruleset: Ruleset, options: Options) -> list[Finding]:
+    """Every distinct minimal conflict reachable at a decision point (see module doc)."""
+    return scan_conflicts(ruleset, options).findings
+
+
+def scan_conflicts(ruleset: Ruleset, options: Options) -> Scan:
+    """`find_conflicts` with the candidates that could not be decided (`Scan.undecided`)."""
+    system = ruleset.system
+    reacher = Reacher(system, options)
+    scan = Scan()
+    seen: set[tuple[str, tuple[str, ...], tuple[str, ...]]] = set()
+    for items in _groups(system).values():
+        env = Z3Env(system, options)
+        steady = env.expr(stable(system))
+        by_var: dict[str, list[_Item]] = {}
+        for it in items:
+            by_var.setdefault(it.var, []).append(it)
+        for var in sorted(by_var):
+            vitems = by_var[var]
+            muses, reason = _muses(vitems, options)
+            if reason:
+                scan.undecided.append(Undecided("conflict", tuple(sorted({
+                    i.source for i in vitems})), f"{var}: {reason}"))
+            for mus in muses:
+                members = [vitems[i] for i in mus]
+                finding = _analyse(ruleset, reacher, env, steady, items, members, scan)
+                if finding is not None:
+                    key = (finding.kind, finding.rules, finding.states)
+                    if key not in seen:
+                        seen.add(key)
+                        scan.findings.append(finding)
+    scan.findings.sort(key=lambda f: (f.kind, f.rules, f.states))
+    return scan
+
+
+# ============================================================================ items
+
+def _groups(system: System) -> dict[str | None, list[_Item]]:
+    """The tracked assertions of each model instance (None: a single-model ruleset)."""
+    decisions = {d.name: d.options for d in system.decisions}
+    values: dict[str, list[str]] = {}
+    for f in system.facts:
+        values.setdefault(f.attribute, [])
+        if f.value not in values[f.attribute]:
+            values[f.attribute].append(f.value)
+    out: dict[str | None, list[_Item]] = {}
+    for c in system.constraints:
+        if c.decision in decisions:
+            out.setdefault(c.model, []).append(_constraint_item(c, decisions[c.decision]))
+    for f in system.facts:
+        vals = sorted(values[f.attribute])
+        out.setdefault(f.model, []).append(_Item(
+            f.id, f.source, "fact", f"fact:{f.attribute}", len(vals),
+            frozenset({vals.index(f.value)}), f.when, f.overrides, f.model,
+            f"{f.attribute} = {f.value}"))
+    return out
+
+
+def _constraint_item(c: Constraint, options: tuple[str, ...]) -> _Item:
+    chosen = frozenset(options.index(o) for o in c.options if o in options)
+    allowed = frozenset(range(len(options))) - chosen if c.kind == "forbid" else chosen
+    shown = ", ".join(c.options)
+    text = {"only": f"{c.decision} only among {{{shown}}}",
+            "forbid": f"{c.decision} not {{{shown}}}",
+            "must": f"{c.decision} must be {shown}"}[c.kind]
+    return _Item(c.id, c.source, c.kind, f"decision:{c.decision}", len(options), allowed,
+                 c.when, c.overrides, c.model, text)
+
+
+# ============================================================================ MARCO
+
+def _muses(items: list[_Item], options: Options) -> tuple[list[tuple[int, ...]], str]:
+    """All minimal unsatisfiable subsets of `items` (one variable), as sorted index tuples,
+    and a reason when the enumeration stopped early."""
+    ctx = z3.Context()
+    x = z3.Int("x", ctx)
+    sel = [z3.Bool(f"s{i}", ctx) for i in range(len(items))]
+
+    def solver() -> z3.Solver:
+        s = z3.Solver(ctx=ctx)
+        s.set("random_seed", options.seed)
+        s.set("timeout", options.timeout_ms)
+        return s
+
+    sub = solver()
+    sub.add(x >= 0, x < items[0].size)
+    for s_i, it in zip(sel, items, strict=True):
+        member = z3.Or(*[x == v for v in sorted(it.allowed)]) if it.allowed else \
+            z3.BoolVal(False, ctx)
+        sub.add(z3.Implies(s_i, member))
+
+    def check(subset: list[int]) -> z3.CheckSatResult:
+        return sub.check(*[sel[i] for i in subset])
+
+    by_name = {str(s): i for i, s in enumerate(sel)}
+    mapper = solver()
+    found: list[tuple[int, ...]] = []
+    for _ in range(MAX_MARCO_ROUNDS):
+        r = mapper.check()
+        if r == z3.unsat:
+            return sorted(found), ""
+        if r != z3.sat:
+            return sorted(found), f"unknown ({mapper.reason_unknown()})"
+        model = mapper.model()
+        seed = [i for i in range(len(items))
+                if z3.is_true(model.eval(sel[i], model_completion=True))]
+        r = check(seed)
+        if r == z3.sat:
+            grown = _grow(seed, len(items), check)
+            if grown is None:
+                return sorted(found), "unknown while growing a satisfiable set"
+            rest = [sel[j] for j in range(len(items)) if j not in grown]
+            mapper.add(z3.Or(*rest) if rest else z3.BoolVal(False, ctx))
+        elif r == z3.unsat:
+            core = sorted(by_name[str(c)] for c in sub.unsat_core())
+            mus = _shrink(core, check)
+            if mus is None:
+                return sorted(found), "unknown while shrinking a core"
+            found.append(tuple(mus))
+            mapper.add(z3.Or(*[z3.Not(sel[j]) for j in mus]))
+        else:
+            return sorted(found), f"unknown ({sub.reason_unknown()})"
+    return sorted(found), f"more than {MAX_MARCO_ROUNDS} MARCO rounds"
+
+
+def _grow(seed: list[int], n: int,
+          check: Callable[[list[int]], z3.CheckSatResult]) -> set[int] | None:
+    grown = list(seed)
+    for j in range(n):
+        if j not in grown:
+            r = check([*grown, j])
+            if r == z3.sat:
+                grown.append(j)
+            elif r != z3.unsat:
+                return None
+    return set(grown)
+
+
+def _shrink(core: list[int],
+            check: Callable[[list[int]], z3.CheckSatResult]) -> list[int] | None:
+    """Deletion-based minimization: drop each member whose removal keeps the set UNSAT."""
+    mus = list(core)
+    for i in list(core):
+        trial = [j for j in mus if j != i]
+        r = check(trial)
+        if r == z3.unsat:
+            mus = trial
+        elif r != z3.sat:
+            return None
+    return mus
+
+
+# ============================================================================ one MUS
+
+def _kind(members: list[_Item]) -> str:
+    if members[0].kind == "fact":
+        return "fact-contradiction"
+    if any(m.kind == "must" for m in members):
+        return "forbidden-obligation"
+    return "no-legal-action"
+
+
+def _analyse(ruleset: Ruleset, reacher: Reacher, env: Z3Env, steady: z3.BoolRef,
+             group: list[_Item], members: list[_Item], scan: Scan) -> Finding | None:
+    system = ruleset.system
+    kind = _kind(members)
+    rules = tuple(sorted({m.source for m in members}))
+    situation = conj(*(m.when for m in members))
+    status, _ = env.check(env.expr(situation), steady)
+    if status == "unsat":
+        return None
+    if status != "sat":
+        scan.undecided.append(Undecided(kind, rules, f"activity: {status}"))
+        return None
+    resolvers = sorted({x.source for x in members for y in members
+                        if x.source != y.source and y.source in x.overrides})
+    if ("prevent-beats-force" in system.meta and kind == "forbidden-obligation"
+            and any(m.kind in ("only", "forbid") for m in members)):
+        resolvers.append(meta_id(ruleset, "prevent-beats-force"))
+    external = [z for z in group if z.source not in rules
+                and any(m.source in z.overrides for m in members)]
+    resolved = bool(resolvers)
+    if resolved or not external:
+        w = reacher.witness(situation)
+    else:
+        w = reacher.witness(conj(situation, *(neg(z.when) for z in external)))
+        if w.reachable is False:
+            w = reacher.witness(situation)
+            if w.state is not None:
+                env_state = reacher.interp.env(w.state)
+                resolvers = sorted({z.source for z in external
+                                    if evaluate(z.when, env_state)})
+                resolved = True
+    if w.reachable is None:
+        scan.undecided.append(Undecided(kind, rules, w.reason))
+        return None
+    if not w.reachable or w.trace is None or w.state is None:
+        return None
+    final = reacher.interp.env(w.state)
+    if not all(evaluate(m.when, final) for m in members):
+        raise AssertionError("witness does not show the situation")  # confirm() guarantees
+    states = states_of(system, [m.when for m in members])
+    read = set().union(*(lvars(m.when) for m in members))
+    situation_text = show_state(system, w.state, [n for n in visible(system) if n in read])
+    return Finding(kind, rules, states, _message(kind, members, states, situation_text,
+                                                 len(w.trace) - 1, resolvers),
+                   resolved, tuple(sorted(set(resolvers))), w.trace,
+                   _detail(ruleset, members, resolvers))
+
+
+def _message(kind: str, members: list[_Item], states: tuple[str, ...], situation: str,
+             steps: int, resolvers: list[str]) -> str:
+    model = members[0].model
+    who = f"model {model!r}" if model else "a model"
+    where = (f"{who} can be {' and '.join(states)}{' at once' if len(states) > 1 else ''}"
+             if states else f"{who} can reach this decision point")
+    where += f" ({situation}; trace: {steps} steps)" if situation else \
+        f" (trace: {steps} steps)"
+    said = " and ".join(f"{m.text} ({m.source!r})" for m in sorted(members,
+                                                                  key=lambda m: m.source))
+    what = {"fact-contradiction": f"the rules give it {said}",
+            "forbidden-obligation": f"the rules demand {said}, which cannot all hold",
+            "no-legal-action": f"no legal choice is left: {said}"}[kind]
+    tail = f"; resolved by {', '.join(sorted(set(resolvers)))}" if resolvers else ""
+    return f"{where}; {what}{tail}"
+
+
+def _detail(ruleset: Ruleset, members: list[_Item],
+            resolvers: list[str]) -> tuple[tuple[str, str], ...]:
+    out: list[tuple[str, str]] = []
+    for m in sorted(members, key=lambda m: (m.source, m.ident)):
+        quote = cited(ruleset, m.source)
+        out.append((m.source, f"{m.text} — {quote}" if quote else m.text))
+    for r in sorted(set(resolvers)):
+        quote = cited(ruleset, r)
+        out.append(("resolved by", f"{r} — {quote}" if quote else r))
+    return tuple(out)

@@ -1,0 +1,380 @@
+"""Shared helpers of the decision-point engines (`conflicts`, `order`): reachability with a
+replayed witness, a small LExpr → Z3 translation over the System's variable domains, and the
+naming helpers that turn IR objects back into spec element ids and States.
+
+Reachability (`_reach`) asks `checker.engines.check_property` for a `reachable` property
+when that engine exists; when it does not (or answers UNKNOWN, or z3 fails) it falls back
+to explicit breadth-first search, which is complete below `options.explicit_limit` states.
+Within a run the explicit search is done once (`ExplicitIndex`) and every later query only
+scans its states: the conflict and order engines ask many questions of one system.
+Whatever answered, `Reacher.witness` replays the trace in the reference interpreter and
+cuts it at the first step whose state satisfies the condition, so every reported trace
+ends in the situation it claims (docs/semantics.md).
+
+An answer that is neither "reachable" nor "unreachable" is kept as an `Undecided`: it is
+never rounded to "no finding" silently.
+"""
+
+from __future__ import annotations
+
+import importlib
+import operator
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import yaml
+import z3  # noqa: TID251  (engines own their z3 contexts, DESIGN §2)
+
+from checker.interpret import Interpreter, State, evaluate, explore, replay
+from checker.model import Const, LExpr, Op, Property, System, V, lvars
+from checker.options import Options
+from checker.results import Finding, Status, Trace
+from checker.spec.lower import Ruleset
+
+At = Literal["stable", "all"]
+
+
+@dataclass(frozen=True)
+class Undecided:
+    """A candidate finding the engines could not decide (timeout, state limit...)."""
+
+    kind: str
+    rules: tuple[str, ...]
+    reason: str
+
+
+@dataclass
+class Scan:
+    """What an engine found: findings, and the candidates it could not decide."""
+
+    findings: list[Finding] = field(default_factory=list)
+    undecided: list[Undecided] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Witness:
+    """`reachable` is True (with a replayed `trace` ending in `state`), False, or None."""
+
+    reachable: bool | None
+    trace: Trace | None = None
+    state: State | None = None
+    reason: str = ""
+
+
+# ============================================================================ reachability
+
+def _reach(system: System, condition: LExpr, options: Options | None = None,
+           at: At = "stable", explicit: ExplicitIndex | None = None,
+           ) -> tuple[bool | None, Trace | None]:
+    """Is some reachable (stable, unless `at == "all"`) state satisfying `condition`?
+    True comes with a witness trace that replays; None means the engines could not tell.
+    Symbolic engines first; explicit search (`explicit`, else `explore`) when they are
+    missing or answer UNKNOWN."""
+    opts = options or Options()
+    prop = Property(id="decision-point", source="decision-point", kind="reachable",
+                    mode="reachable", expr=condition, at=at)
+    check_property = getattr(importlib.import_module("checker.engines"), "check_property",
+                             None)
+    if check_property is not None:
+        try:
+            result = check_property(system, prop, opts)
+        except z3.Z3Exception:
+            result = None  # a solver failure is no answer: explicit search decides
+        if result is not None and result.status == Status.PROVED and result.trace is not None:
+            return True, result.trace
+        if result is not None and result.status == Status.VIOLATED:
+            return False, None
+    if explicit is not None:
+        verdict, start, path = explicit.find(condition, at)
+    else:
+        found = explore(system, prop, max_states=opts.explicit_limit)
+        verdict, start, path = found.verdict, found.start, found.path
+    if verdict == "holds" and start is not None and path is not None:
+        return True, replay(system, start, path, prop, expect="witness")
+    return (False, None) if verdict == "fails" else (None, None)
+
+
+Events = list[tuple[str, tuple[int, ...]]]
+
+
+class ExplicitIndex:
+    """One breadth-first search over concrete states (the same order as `explore`), built
+    on first use and shared by every query of a run: each query is then a scan of the
+    visited states with the condition compiled to a closure. A search cut at `limit`
+    still proves reachability (with a shortest trace), never unreachability."""
+
+    def __init__(self, system: System, limit: int) -> None:
+        self.interp = Interpreter(system)
+        self.limit = limit
+        self.parent: dict[State, tuple[State | None, str, tuple[int, ...]]] = {}
+        self.complete = False
+        self._stable: dict[State, bool] = {}
+        self._built = False
+
+    def _build(self) -> None:
+        interp, parent = self.interp, self.parent
+        queue: deque[State] = deque()
+        for s in interp.initial_states():
+            if s not in parent:
+                parent[s] = (None, "", ())
+                queue.append(s)
+        while queue:
+            s = queue.popleft()
+            for label, inputs, nxt in interp.successors(s):
+                if nxt not in parent:
+                    if len(parent) >= self.limit:
+                        return
+                    parent[nxt] = (s, label, inputs)
+                    queue.append(nxt)
+        self.complete = True
+
+    def find(self, condition: LExpr, at: At) -> tuple[str, State | None, Events | None]:
+        if not self._built:
+            self._built = True
+            self._build()
+        test = _compile(condition, self.interp.index)
+        for s in self.parent:
+            if test(s) and (at == "all" or self._is_stable(s)):
+                return "holds", *self._path(s)
+        return ("fails" if self.complete else "limit"), None, None
+
+    def _is_stable(self, s: State) -> bool:
+        if s not in self._stable:
+            self._stable[s] = self.interp.is_stable(s)
+        return self._stable[s]
+
+    def _path(self, s: State) -> tuple[State, Events]:
+        events = frozenset(e.id for e in self.interp.system.events)
+        labels: Events = []
+        while True:
+            p, label, inputs = self.parent[s]
+            if p is None:
+                return s, [x for x in reversed(labels) if x[0] in events]
+            labels.append((label, inputs))
+            s = p
+
+
+_OPS: dict[str, Callable[..., Any]] = {
+    "not": operator.not_, "eq": operator.eq, "ne": operator.ne, "lt": operator.lt,
+    "le": operator.le, "gt": operator.gt, "ge": operator.ge, "add": operator.add,
+    "sub": operator.sub, "mul": operator.mul, "neg": operator.neg, "min": min, "max": max}
+
+
+def _compile(e: LExpr, index: dict[str, int]) -> Callable[[State], Any]:
+    """`e` as a closure over a concrete state (agrees with `interpret.evaluate`)."""
+    match e:
+        case Const(value):
+            return lambda s: value
+        case V(name):
+            i = index[name]
+            return lambda s: s[i]
+        case Op("and", args):
+            fs = [_compile(a, index) for a in args]
+            return lambda s: all(f(s) for f in fs)
+        case Op("or", args):
+            fs = [_compile(a, index) for a in args]
+            return lambda s: any(f(s) for f in fs)
+        case Op("implies", (a, b)):
+            fa, fb = _compile(a, index), _compile(b, index)
+            return lambda s: (not fa(s)) or bool(fb(s))
+        case Op("ite", (c, a, b)):
+            fc, fa, fb = (_compile(x, index) for x in (c, a, b))
+            return lambda s: fa(s) if fc(s) else fb(s)
+        case Op(op, args):
+            fn, fs = _OPS[op], [_compile(a, index) for a in args]
+            return lambda s: fn(*(f(s) for f in fs))
+    raise AssertionError(e)
+
+
+class Reacher:
+    """`_reach` with a cache and a shared explicit index, plus confirmation of every
+    witness in the interpreter."""
+
+    def __init__(self, system: System, options: Options) -> None:
+        self.system = system
+        self.options = options
+        self.interp = Interpreter(system)
+        self.explicit = ExplicitIndex(system, options.explicit_limit)
+        self._cache: dict[tuple[LExpr, str], Witness] = {}
+
+    def witness(self, condition: LExpr, at: At = "stable") -> Witness:
+        key = (condition, at)
+        if key not in self._cache:
+            self._cache[key] = self._witness(condition, at)
+        return self._cache[key]
+
+    def _witness(self, condition: LExpr, at: At) -> Witness:
+        reachable, trace = _reach(self.system, condition, self.options, at, self.explicit)
+        if reachable is None:
+            return Witness(None, reason=f"reachability undecided (solver unknown, explicit "
+                           f"search stopped at {self.options.explicit_limit} states)")
+        if not reachable or trace is None:
+            return Witness(False)
+        confirmed = self.confirm(trace, condition, at)
+        if confirmed is None:  # the engine's trace does not show it: ask explicit search
+            verdict, start, path = self.explicit.find(condition, at)
+            if verdict == "holds" and start is not None and path is not None:
+                confirmed = self.confirm(replay(self.system, start, path), condition, at)
+            if confirmed is None:
+                return Witness(None, reason="witness trace does not replay")
+        return Witness(True, confirmed[0], confirmed[1])
+
+    def satisfies(self, state: State, condition: LExpr, at: At = "stable") -> bool:
+        if at == "stable" and not self.interp.is_stable(state):
+            return False
+        return bool(evaluate(condition, self.interp.env(state)))
+
+    def confirm(self, trace: Trace, condition: LExpr, at: At) -> tuple[Trace, State] | None:
+        """Replay `trace` and cut it after the first step that reaches a state satisfying
+        `condition` (for `at == "stable"`: the step's final, stable state); that state."""
+        interp = self.interp
+        raw = dict(trace.steps[0].state)
+        start: State = tuple(raw[n] for n in interp.names)
+        events = [(st.event, self._raw_inputs(st.inputs)) for st in trace.steps[1:]]
+        cur, hit, state = start, -1, None
+        if self.satisfies(start, condition, at):
+            hit, state = 0, start
+        for i, (event, inputs) in enumerate(events):
+            if hit >= 0:
+                break
+            m = interp.macro_step(cur, event, inputs)
+            for s in (m.micro if at == "all" else m.micro[-1:]):
+                if self.satisfies(s, condition, at):
+                    hit, state = i + 1, s
+                    break
+            cur = m.micro[-1]
+        if state is None:
+            return None
+        prop = Property("decision-point", "", "reachable", "reachable", condition, at)
+        return replay(self.system, start, events[:hit], prop, expect="witness"), state
+
+    def _raw_inputs(self, shown: tuple[tuple[str, str], ...]) -> tuple[int, ...]:
+        values = dict(shown)
+        out: list[int] = []
+        for v in self.interp.inputs:
+            s = values[v.name]
+            out.append(v.labels.index(s) if v.labels else int(s))
+        return tuple(out)
+
+
+# ============================================================================ z3
+
+class Z3Env:
+    """One fresh `z3.Context` with an Int per System variable (created on first use, with
+    its domain asserted by `domains`), and solvers with the run's seed and limits."""
+
+    def __init__(self, system: System, options: Options) -> None:
+        self.ctx = z3.Context()
+        self.system = system
+        self.options = options
+        self.vars: dict[str, z3.ArithRef] = {}
+
+    def solver(self) -> z3.Solver:
+        s = z3.Solver(ctx=self.ctx)
+        s.set("random_seed", self.options.seed)
+        s.set("timeout", self.options.timeout_ms)
+        if self.options.rlimit:
+            s.set("rlimit", self.options.rlimit)
+        return s
+
+    def var(self, name: str) -> z3.ArithRef:
+        if name not in self.vars:
+            self.vars[name] = z3.Int(name, self.ctx)
+        return self.vars[name]
+
+    def domains(self, names: Iterable[str] | None = None) -> z3.BoolRef:
+        parts = []
+        for n in sorted(self.vars if names is None else names):
+            v, x = self.system.var(n), self.var(n)
+            parts.append(z3.And(x >= v.lo, x <= v.hi))
+        return z3.And(*parts) if parts else z3.BoolVal(True, self.ctx)
+
+    def expr(self, e: LExpr) -> Any:
+        match e:
+            case Const(value):
+                return z3.BoolVal(value, self.ctx) if isinstance(value, bool) \
+                    else z3.IntVal(value, self.ctx)
+            case V(name):
+                return self.var(name)
+            case Op(op, args):
+                return self._op(op, [self.expr(a) for a in args])
+        raise AssertionError(e)
+
+    def _op(self, op: str, a: list[Any]) -> Any:
+        simple = {"not": lambda: z3.Not(a[0]), "and": lambda: z3.And(*a),
+                  "or": lambda: z3.Or(*a), "implies": lambda: z3.Implies(a[0], a[1]),
+                  "eq": lambda: a[0] == a[1], "ne": lambda: a[0] != a[1],
+                  "lt": lambda: a[0] < a[1], "le": lambda: a[0] <= a[1],
+                  "gt": lambda: a[0] > a[1], "ge": lambda: a[0] >= a[1],
+                  "add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1],
+                  "mul": lambda: a[0] * a[1], "neg": lambda: -a[0],
+                  "ite": lambda: z3.If(a[0], a[1], a[2])}
+        if op in simple:
+            return simple[op]()
+        out = a[0]
+        for x in a[1:]:
+            out = z3.If(x < out, x, out) if op == "min" else z3.If(x > out, x, out)
+        return out
+
+    def check(self, *formulas: Any) -> tuple[str, z3.ModelRef | None]:
+        """sat / unsat / unknown of `formulas` with every variable in its domain."""
+        s = self.solver()
+        for f in formulas:
+            s.add(f)
+        s.add(self.domains())
+        r = s.check()
+        if r == z3.sat:
+            return "sat", s.model()
+        if r == z3.unsat:
+            return "unsat", None
+        return "unknown: " + s.reason_unknown(), None
+
+
+# ============================================================================ naming
+
+def states_of(system: System, exprs: Iterable[LExpr]) -> tuple[str, ...]:
+    """The State names the expressions read, sorted."""
+    names: set[str] = set()
+    for e in exprs:
+        for n in lvars(e):
+            st = system.var(n).state
+            if st:
+                names.add(st)
+    return tuple(sorted(names))
+
+
+def states_of_vars(system: System, names: Iterable[str]) -> set[str]:
+    return {s for n in names if (s := system.var(n).state)}
+
+
+def meta_id(ruleset: Ruleset, resolves: str) -> str:
+    """The id of the meta entry that declares `resolves: <name>` (the name itself when the
+    spec text cannot be read back)."""
+    try:
+        data = yaml.safe_load(ruleset.spec_text) if ruleset.spec_text else None
+    except yaml.YAMLError:
+        data = None
+    for m in (data or {}).get("meta", []) if isinstance(data, dict) else []:
+        if isinstance(m, dict) and m.get("resolves") == resolves and m.get("id"):
+            return str(m["id"])
+    return resolves
+
+
+def cited(ruleset: Ruleset, element: str) -> str:
+    """`“quote” (file:line)` for a spec element, or '' when it cites nothing."""
+    for c in ruleset.citations:
+        if c.element == element:
+            return f"“{c.quote}” ({ruleset.source_file}:{c.line})"
+    return ""
+
+
+def show_state(system: System, state: State, names: Iterable[str]) -> str:
+    values = dict(zip((v.name for v in system.vars), state, strict=True))
+    return ", ".join(f"{n}={system.var(n).show(values[n])}" for n in names)
+
+
+def visible(system: System) -> tuple[str, ...]:
+    """The variables a user sees (no bookkeeping, no inputs), in System order."""
+    return tuple(v.name for v in system.vars if not v.bookkeeping and v.kind != "input")

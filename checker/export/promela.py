@@ -1,0 +1,305 @@
+"""Export a `System` to Promela, the input language of the SPIN model checker.
+
+The model means exactly what `checker.interpret` does (docs/semantics.md):
+
+- every variable is a global with the smallest Promela type that holds its range, initialised
+  to its first allowed value; variables with several allowed initial values are chosen
+  nondeterministically before anything is checked;
+- a global `fe` is the index (1-based) of the first enabled rule, 0 in a stable state. It is a
+  function of the state (it adds no states), recomputed after the initial choice and after
+  every step by the shared `d_step` that also checks the property;
+- one `active proctype` loops over two kinds of step, each an `atomic` ending in that check:
+  * an *event step*, only when `fe == 0`: fresh input values are chosen nondeterministically
+    into local slots (`n_*`), then one event whose guard holds for those inputs; its `d_step`
+    installs the inputs, runs the event's assignments in order and updates the monitors. If
+    no event is enabled for the chosen inputs the slots are cleared again: a stutter back to
+    the same state, so a state without events is not an "invalid end state";
+  * a *micro step*, only when `fe != 0 && _res < res_bound`: rule `fe` runs its assignments
+    in a `d_step`, then `_res` goes up by one;
+- a stuck state (unstable, `_res >= res_bound`) has no step; the loop carries an `end`
+  label, so SPIN does not report it as an invalid end state;
+- monitors (`seen' = seen || watched(pre)`) are evaluated on the pre-state of every step into
+  `hidden` temporaries (not part of the state vector; only used inside one `d_step`).
+
+`enabled(rule)` and `stable` are emitted as `#define`s from `checker.model.enabled`/`stable`
+(guard and "the post-state differs in some variable other than `_res` and the monitors").
+Every `d_step` is straight-line code or one small `if` (SPIN limits jumps inside a `d_step`).
+
+The property is checked by `assert`s right after the initial state is chosen and at the end of
+every step, i.e. in every reachable state: invariants as `assert(P)` (`fe != 0 || P` when only
+stable states count); reachability properties as `assert(!P)` (`!(fe == 0 && P)`), so that an
+assertion violation is a witness. Without a property every invariant property of the system is
+asserted (each in its own `assert`, so SPIN names the one that fails).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from checker.model import Const, LExpr, Op, Property, System, Transition, V, enabled
+
+_CMP = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+_ARITH = {"add": "+", "sub": "-", "mul": "*"}
+_SELECT_LIMIT = 32   # input domains up to this size are chosen by an explicit `if`
+
+
+def promela_type(lo: int, hi: int) -> str:
+    """The smallest Promela integer type holding every value in [lo, hi]."""
+    if lo >= 0 and hi <= 1:
+        return "bit"
+    if lo >= 0 and hi <= 255:
+        return "byte"
+    if lo >= -32768 and hi <= 32767:
+        return "short"
+    return "int"
+
+
+def identifiers(system: System) -> dict[str, str]:
+    """A Promela identifier for every variable: `v_` + the name with every character that is
+    not a letter, digit or underscore replaced by `_` (made unique with a numeric suffix)."""
+    out: dict[str, str] = {}
+    used: set[str] = set()
+    for v in system.vars:
+        base = "v_" + re.sub(r"[^A-Za-z0-9_]", "_", v.name)
+        ident, n = base, 1
+        while ident in used:
+            n += 1
+            ident = f"{base}_{n}"
+        used.add(ident)
+        out[v.name] = ident
+    return out
+
+
+def expr(e: LExpr, names: dict[str, str]) -> str:
+    """`e` as a fully parenthesised Promela expression (booleans are 0/1)."""
+    match e:
+        case Const(value):
+            n = int(value)
+            return str(n) if n >= 0 else f"({n})"
+        case V(name):
+            return names[name]
+        case Op(op, args):
+            return _op(op, [expr(a, names) for a in args])
+    raise ValueError(f"not an expression: {e!r}")
+
+
+def _op(op: str, a: list[str]) -> str:
+    if op == "not":
+        return f"(!{a[0]})"
+    if op in ("and", "or"):
+        if not a:
+            return "1" if op == "and" else "0"
+        return "(" + (" && " if op == "and" else " || ").join(a) + ")"
+    if op == "implies":
+        return f"(!{a[0]} || {a[1]})"
+    if op in _CMP:
+        return f"({a[0]} {_CMP[op]} {a[1]})"
+    if op in _ARITH:
+        if len(a) != 2:
+            raise ValueError(f"{op} takes two arguments, got {len(a)}")
+        return f"({a[0]} {_ARITH[op]} {a[1]})"
+    if op == "neg":
+        return f"(-{a[0]})"
+    if op == "ite":
+        return f"({a[0]} -> {a[1]} : {a[2]})"
+    if op in ("min", "max"):
+        out = a[0]
+        rel = "<=" if op == "min" else ">="
+        for b in a[1:]:
+            out = f"(({out} {rel} {b}) -> {out} : {b})"
+        return out
+    raise ValueError(f"unknown operator {op!r}")
+
+
+def check_expr(system: System, prop: Property, *, stable: str = "(fe == 0)") -> str:
+    """The asserted condition for `prop` as Promela (over the macro `BOUND` and `stable`, an
+    expression for "no rule is enabled", by default the model's `fe == 0`): an assertion
+    violation is a counterexample
+    (invariants) or a witness (reachability)."""
+    names = identifiers(system)
+    body = expr(prop.expr, names)
+    if prop.kind == "termination":
+        body = f"({body} && ({stable} || {names[system.res_var]} < BOUND))"
+    if prop.mode == "invariant":
+        return body if prop.at == "all" else f"(!{stable} || {body})"
+    return f"(!{body})" if prop.at == "all" else f"(!({stable} && {body}))"
+
+
+def to_promela(system: System, prop: Property | None = None) -> str:
+    """One Promela model of `system`; with `prop`, an `assert` that fails exactly when the
+    property fails (invariant) or holds (reachability), see the module docstring."""
+    return _Writer(system, claims=False).model(prop)
+
+
+def to_promela_claims(system: System, props: Sequence[Property]) -> tuple[str, list[str]]:
+    """One model for several properties, compiled once and checked one property per pan run
+    (`./pan -N <claim>`), and the claim names in `props` order.
+
+    Property k is tracked by a global `bit ok_k` (initially 1), recomputed as `CHECK_k` after
+    the initial choice and at the end of every step (a function of the state: it adds no
+    states), and watched by the claim `never c<k> { do :: assert(ok_k) od }` (the claim
+    steps in lockstep with the model; SPIN's `ltl` syntax has no conditional expression,
+    hence the bits). Where the claim may look inside a step's `atomic`, the bits are those
+    of the state before the step, itself reachable; a stuck state stutters, so the claim
+    sees it too."""
+    return _Writer(system, claims=True).model(None, list(props)), [f"c{k}" for k in
+                                                                   range(len(props))]
+
+
+class _Writer:
+    def __init__(self, system: System, *, claims: bool) -> None:
+        self.s = system
+        self.claims = claims
+        self.names = identifiers(system)
+        self.inputs = [v for v in system.vars if v.kind == "input"]
+        self.slot = {v.name: f"n_{self.names[v.name][2:]}" for v in self.inputs}
+        self.lines: list[str] = []
+
+    def emit(self, depth: int, text: str) -> None:
+        self.lines.append("    " * depth + text)
+
+    # ------------------------------------------------------------------ the model
+    def model(self, prop: Property | None, claimed: list[Property] | None = None) -> str:
+        s, n = self.s, self.names
+        if claimed is not None:
+            props = claimed
+        elif prop is not None:
+            props = [prop]
+        else:
+            props = [p for p in s.properties if p.mode == "invariant"]
+        self.emit(0, f"/* ruleproof export of ruleset {_comment(s.ruleset)}: "
+                  f"{len(s.vars)} variables, {len(s.events)} events, {len(s.rules)} rules */")
+        if claimed is not None:
+            self.emit(0, "/* one claim per property: an assertion violation in claim c<k> is a "
+                      "violation (invariant) or a witness (reachable) of property k */")
+        elif prop is not None:
+            verb = "a violation" if prop.mode == "invariant" else "a witness"
+            self.emit(0, f"/* property {_comment(prop.id)} ({prop.kind}, {prop.mode}, "
+                      f"at {prop.at}): an assertion violation is {verb} */")
+        else:
+            rest = [p.id for p in s.properties if p.mode != "invariant"]
+            self.emit(0, "/* every invariant property is asserted; not asserted "
+                      f"(reachability): {_comment(', '.join(rest) or 'none')} */")
+        self.emit(0, f"#define BOUND {s.res_bound}")
+        first = "0"
+        for k in reversed(range(len(s.rules))):
+            first = f"(EN_{k} -> {k + 1} : {first})"
+        for k, r in enumerate(s.rules):
+            self.emit(0, f"/* rule {_comment(r.id)} */")
+            self.emit(0, f"#define EN_{k} {expr(enabled(s, r), n)}")
+        self.emit(0, f"#define FIRST {first}")
+        for k, p in enumerate(props):
+            self.emit(0, f"/* {_comment(p.id)}: {_comment(p.text or p.kind)} */")
+            self.emit(0, f"#define CHECK_{k} {check_expr(s, p)}")
+        self.emit(0, "")
+        for v in s.vars:
+            self.emit(0, f"{promela_type(v.lo, v.hi)} {n[v.name]} = {v.init[0]};"
+                      f"\t/* {_comment(v.name)}: {v.kind} {v.lo}..{v.hi} */")
+        self.emit(0, f"{promela_type(0, len(s.rules))} fe;\t/* FIRST: the first enabled rule, "
+                  "0 = stable */")
+        if self.claims:
+            for k, p in enumerate(props):
+                self.emit(0, f"bit ok_{k} = 1;\t/* {_comment(p.id)} */")
+        for j, _ in enumerate(s.monitors):
+            self.emit(0, f"hidden byte t_m{j};")
+        self.emit(0, f"hidden {promela_type(0, s.res_bound + 1)} t_res;")
+        self.emit(0, "")
+        self.emit(0, "active proctype ruleset() {")
+        for v in self.inputs:
+            self.emit(1, f"{promela_type(min(v.lo, 0), max(v.hi, 0))} {self.slot[v.name]} = 0;")
+        self.emit(1, "atomic {")
+        for v in s.vars:
+            if len(v.init) > 1:
+                self.emit(2, "if " + " ".join(f":: {n[v.name]} = {x}" for x in v.init) + " fi;")
+        self._after_step(2, len(props))
+        self.emit(1, "}")
+        self.emit(0, "end_loop:")
+        self.emit(1, "do")
+        if s.events:
+            self._event_step(len(props))
+        if s.rules:
+            self._micro_step(len(props))
+            if self.claims:
+                self.emit(1, f":: d_step {{ fe != 0 && {n[s.res_var]} >= BOUND -> skip }}"
+                          "  /* stuck: stutter, so that the claim sees it */")
+        if not s.events and not s.rules:
+            self.emit(1, ":: false")
+        self.emit(1, "od")
+        self.emit(0, "}")
+        if self.claims:
+            for k in range(len(props)):
+                self.emit(0, f"never c{k} {{ do :: assert(ok_{k}) od }}")
+        return "\n".join(self.lines) + "\n"
+
+    def _after_step(self, depth: int, count: int) -> None:
+        """The shared check: recompute `fe`, then check (or record) every property."""
+        self.emit(depth, "d_step {")
+        self.emit(depth + 1, "fe = FIRST;")
+        for k in range(count):
+            self.emit(depth + 1, f"ok_{k} = CHECK_{k};" if self.claims
+                      else f"assert(CHECK_{k});")
+        self.emit(depth, "}")
+
+    # ------------------------------------------------------------------ steps
+    def _event_step(self, nprops: int) -> None:
+        s, n = self.s, self.names
+        self.emit(1, ":: atomic { fe == 0 ->")
+        for v in self.inputs:
+            slot = self.slot[v.name]
+            if v.hi - v.lo + 1 <= _SELECT_LIMIT:
+                self.emit(2, "if " + " ".join(f":: {slot} = {x}"
+                                              for x in range(v.lo, v.hi + 1)) + " fi;")
+            else:
+                self.emit(2, f"select({slot} : {v.lo} .. {v.hi});")
+        rolled = {**n, **self.slot}
+        self.emit(2, "if")
+        for ev in s.events:
+            self.emit(2, f":: {expr(ev.guard, rolled)} -> d_step {{  /* event "
+                      f"{_comment(ev.id)} */")
+            self._monitors_pre(3)
+            for v in self.inputs:
+                self.emit(3, f"{n[v.name]} = {self.slot[v.name]}; {self.slot[v.name]} = 0;")
+            self._effects(3, ev)
+            self._monitors_post(3)
+            self.emit(2, "}")
+        clear = " ".join(f"{self.slot[v.name]} = 0;" for v in self.inputs) or "skip;"
+        self.emit(2, f":: else -> {clear}  /* no event for these inputs: stutter */")
+        self.emit(2, "fi;")
+        self._after_step(2, nprops)
+        self.emit(1, "}")
+
+    def _micro_step(self, nprops: int) -> None:
+        s, n = self.s, self.names
+        res = n[s.res_var]
+        self.emit(1, f":: atomic {{ fe != 0 && {res} < BOUND ->")
+        self.emit(2, "if")
+        for k, rule in enumerate(s.rules):
+            self.emit(2, f":: fe == {k + 1} -> d_step {{  /* rule {_comment(rule.id)} */")
+            self._monitors_pre(3)
+            self.emit(3, f"t_res = {res};")
+            self._effects(3, rule)
+            self.emit(3, f"{res} = t_res + 1;")
+            self._monitors_post(3)
+            self.emit(2, "}")
+        self.emit(2, "fi;")
+        self._after_step(2, nprops)
+        self.emit(1, "}")
+
+    def _effects(self, depth: int, t: Transition) -> None:
+        for a in t.effects:
+            self.emit(depth, f"{self.names[a.var]} = {expr(a.value, self.names)};")
+        if not t.effects:
+            self.emit(depth, "skip;")
+
+    def _monitors_pre(self, depth: int) -> None:
+        for j, (seen, watched) in enumerate(self.s.monitors):
+            self.emit(depth, f"t_m{j} = ({self.names[seen]} || {expr(watched, self.names)});")
+
+    def _monitors_post(self, depth: int) -> None:
+        for j, (seen, _) in enumerate(self.s.monitors):
+            self.emit(depth, f"{self.names[seen]} = t_m{j};")
+
+
+def _comment(text: str) -> str:
+    return text.replace("*/", "* /").replace("\n", " ")

@@ -1,0 +1,198 @@
+"""Structural facts about a ruleset's graph (z3-free), and cone-of-influence slicing.
+
+`analyze(system)` → `GraphFacts`: States no transition can enter, trigger cycles among
+rules, transitions that leave a terminal State. These are cheap over-approximate warnings
+(RP3xx); the engines decide the precise questions (state-reachable, termination).
+
+`cone(system, prop)` → the `System` restricted to what can influence `prop`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import networkx as nx
+
+from checker.graph.build import build, rule_graph
+from checker.model import (
+    FALSE,
+    Assign,
+    Const,
+    LExpr,
+    Property,
+    System,
+    Transition,
+    disj,
+    lvars,
+    post_state,
+)
+
+MAX_CYCLES = 50
+
+
+@dataclass(frozen=True)
+class GraphFacts:
+    unenterable: tuple[str, ...]                  # State nodes nothing enters (and not initial)
+    trigger_cycles: tuple[tuple[str, ...], ...]   # rule ids, each cycle from its least id
+    terminal_exits: tuple[tuple[str, str], ...]   # (terminal State node, transition id)
+
+
+def analyze(system: System, graph: nx.MultiDiGraph[str] | None = None) -> GraphFacts:
+    g = graph if graph is not None else build(system)
+    initially: set[str] = set()
+    for v in system.vars:
+        if v.state is not None and any(x > 0 for x in v.init):
+            initially.add(f"{v.model}.{v.state}" if v.model else v.state)
+    unenterable = []
+    for node, data in g.nodes(data=True):
+        if data.get("kind") != "state" or node in initially:
+            continue
+        kinds = {d["kind"] for _, _, d in g.in_edges(node, data=True)}
+        if not kinds & {"enter", "implies", "set"}:
+            unenterable.append(node)
+    exits = sorted({(dst, d["transition"]) for _, dst, d in g.edges(data=True)
+                    if g.nodes[dst].get("terminal") and d["kind"] in ("leave", "cancels",
+                                                                      "remove", "set")})
+    return GraphFacts(tuple(sorted(unenterable)), trigger_cycles(system), tuple(exits))
+
+
+def trigger_cycles(system: System) -> tuple[tuple[str, ...], ...]:
+    """Simple cycles of `rule_graph` (at most MAX_CYCLES), rotated to start at their
+    least rule id and sorted: deterministic."""
+    out: set[tuple[str, ...]] = set()
+    for cyc in nx.simple_cycles(rule_graph(system)):
+        i = cyc.index(min(cyc))
+        out.add(tuple(cyc[i:] + cyc[:i]))
+        if len(out) >= MAX_CYCLES:
+            break
+    return tuple(sorted(out, key=lambda c: (len(c), c)))
+
+
+# ============================================================================ slicing
+
+def _reads(effects: tuple[Assign, ...]) -> set[str]:
+    out: set[str] = set()
+    for a in effects:
+        out |= lvars(a.value)
+    return out
+
+
+def cone_vars(system: System, prop: Property) -> frozenset[str]:
+    """The cone of influence of `prop` (see `cone`)."""
+    cone = set(lvars(prop.expr))
+    for ev in system.events:
+        cone |= lvars(ev.guard)
+    posts = [post_state(ev.effects) for ev in system.events]
+    while True:
+        before = len(cone)
+        for r in system.rules:
+            writes = {a.var for a in r.effects}
+            if writes & cone:
+                cone |= lvars(r.guard) | writes | _reads(r.effects)
+        for post in posts:
+            for var, value in post.items():
+                if var in cone:
+                    cone |= lvars(value)
+        for seen, watched in system.monitors:
+            if seen in cone:
+                cone |= lvars(watched)
+        if len(cone) == before:
+            return frozenset(cone)
+
+
+def _sequential(post: dict[str, LExpr]) -> tuple[Assign, ...] | None:
+    """Sequential assignments whose `post_state` is `post` (simultaneous values over the
+    pre-state): a var is assigned before every var that reads it. None if cyclic."""
+    g: nx.DiGraph[str] = nx.DiGraph()
+    g.add_nodes_from(sorted(post))
+    for var, value in post.items():
+        for read in lvars(value) & post.keys():
+            if read != var:
+                g.add_edge(var, read)
+    try:
+        order = list(nx.lexicographical_topological_sort(g))
+    except nx.NetworkXUnfeasible:
+        return None
+    return tuple(Assign(v, post[v]) for v in order)
+
+
+_CONES: dict[tuple[int, int], tuple[System, Property, System]] = {}
+_CONES_SIZE = 64
+
+
+def cone(system: System, prop: Property) -> System:
+    """`_cone`, memoized (on identity) so that the engines of one property share one slice
+    object, and with it the cached encoding text of `checker.encode`."""
+    key = (id(system), id(prop))
+    hit = _CONES.get(key)
+    if hit is not None and hit[0] is system and hit[1] is prop:
+        return hit[2]
+    sliced = _cone(system, prop)
+    if len(_CONES) >= _CONES_SIZE:
+        _CONES.pop(next(iter(_CONES)))
+    _CONES[key] = (system, prop, sliced)
+    return sliced
+
+
+def _cone(system: System, prop: Property) -> System:
+    """`system` sliced to the cone of influence of `prop`, for PROOFS only.
+
+    The cone C starts with the variables `prop` reads and every event guard's variables
+    (conservative: the events kept below are then exact); it is closed under: a rule that
+    writes a C variable adds its guard's, written and read variables (so its enabledness,
+    "guard holds and something changes", is computed exactly in C); an event that writes
+    a C variable adds what that value reads; a monitored `_seen` variable adds what it
+    watches. Rules outside C are dropped; each event keeps only its effects on C, and
+    events whose effects on C are the same constants are merged into one event guarded by
+    the disjunction of their guards. If `_res` is in C (the termination property) the
+    system is returned unchanged.
+
+    Why a proof on the slice is sound: the projection onto C of every path of `system` is
+    a path of the slice, so the slice's reachable states over-approximate the projections
+    of the system's reachable states, and a state formula over C that no reachable slice
+    state violates is violated by no reachable system state. Step by step: an event step
+    of the system is an event step of the slice (stable ⇒ stable in the slice, whose
+    stability looks at fewer rules; the kept effects on C are the same; the inputs are
+    re-rolled in both); a micro step firing a rule outside C changes nothing in C (the
+    slice idles, with the monitors updated: `encode(..., idle_monitors=True)`); a micro
+    step firing a rule r in C is a micro step of the slice firing r, because the
+    first-enabled-rule order among C rules is preserved — every rule before r is disabled
+    in the system, in particular every C rule before r, and rules outside C never change
+    C variables; the micro-step bound is not modelled (an over-approximation: `_res` is
+    not in C). A `stable`-only property checks "stable in the slice ∧ ¬expr", which every
+    system violation satisfies. Counterexamples are never taken from a slice: BMC and
+    the replay always run on the full system.
+    """
+    c = cone_vars(system, prop)
+    if system.res_var in c:
+        return system
+    rules = tuple(r for r in system.rules if {a.var for a in r.effects} & c)
+    kept: list[Transition] = []
+    merged: dict[tuple[tuple[str, int], ...], list[Transition]] = {}
+    for ev in system.events:
+        post = {v: e for v, e in post_state(ev.effects).items() if v in c}
+        if all(isinstance(e, Const) for e in post.values()):
+            key = tuple(sorted((v, int(e.value)) for v, e in post.items()
+                               if isinstance(e, Const)))
+            merged.setdefault(key, []).append(ev)
+            continue
+        effects = _sequential(post)
+        if effects is None:
+            return system
+        kept.append(dataclasses.replace(ev, effects=effects))
+    inputs_in_cone = any(v.kind == "input" and v.name in c for v in system.vars)
+    for key, group in merged.items():
+        if not key and not inputs_in_cone:
+            continue  # changes nothing in C, not even an input: the idle step covers it
+        guard = disj(*(ev.guard for ev in group))
+        if guard == FALSE:
+            continue
+        effects = tuple(Assign(v, Const(val)) for v, val in key)
+        ident = group[0].id if len(group) == 1 else "|".join(ev.id for ev in group)
+        kept.append(Transition(ident, group[0].source, "event", guard, effects))
+    return dataclasses.replace(
+        system, vars=tuple(v for v in system.vars if v.name in c), events=tuple(kept),
+        rules=rules, properties=(prop,), monitors=tuple(m for m in system.monitors
+                                                        if m[0] in c),
+        decisions=(), constraints=(), facts=(), stats=(), modifiers=())

@@ -1,0 +1,642 @@
+"""`ReportData`, the report view-model: built once from a `Run` by `build_report`; every
+writer (terminal, JSON, SARIF, JUnit, HTML) reads only this.
+
+Building it is pure (no printing, no files, no clock): the same run gives the same data.
+Here results are put into rulebook language: status words, a message per property that
+quotes what the ruleset promises, traces as "what changed" per step, quotes with their
+rulebook lines, and the rulebook's sentences with their coverage and the findings that cite
+them. Paths are made relative to `base` (the working directory).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from checker.coverage import Coverage
+from checker.diagnostics import CODES, Location
+from checker.model import lvars
+from checker.options import Options
+from checker.pipeline import CheckedRuleset, Run
+from checker.report import diagram
+from checker.results import FINDING_KINDS, Finding, PropertyResult, Status, Step, Trace
+from checker.spec.lower import Citation, Ruleset
+
+REACHABLE_KINDS = frozenset({"reachable", "state-reachable", "rule-fires", "vacuity"})
+# violations of these kinds are reported as findings (checker.findings), not a second time
+FINDING_BACKED = frozenset({"state-reachable", "rule-fires", "vacuity", "termination"})
+USER_KINDS = frozenset({"always", "never", "cap", "reachable", "terminal"})
+
+KIND_TITLES = {
+    "fact-contradiction": "Facts that contradict each other",
+    "forbidden-obligation": "Obligations another rule forbids",
+    "no-legal-action": "Situations with no legal action",
+    "order-dependence": "Outcomes that depend on the order effects resolve",
+    "non-termination": "Triggered rules that never stop",
+    "dead-rule": "Rules that can never fire",
+    "unreachable-state": "States nothing can reach",
+    "undefined-reference": "Things the text refers to but never defines",
+    "vacuous-property": "Properties that hold only vacuously",
+}
+
+METHODS = {
+    "bmc": "bounded model checking: a shortest trace",
+    "k-induction": "proof by induction",
+    "spacer": "proof by Z3's CHC engine (Spacer), re-checked by induction",
+    "explicit": "explicit search of every reachable situation",
+}
+
+
+# ============================================================================ the view-model
+
+@dataclass(frozen=True)
+class Where:
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class QuoteView:
+    element: str                    # spec element id that cites it
+    quote: str
+    line: int                       # in the rulebook text
+    col: int
+    end_line: int
+    end_col: int
+    sentences: tuple[int, ...]      # indices of the rulebook sentences it covers
+
+
+@dataclass(frozen=True)
+class Change:
+    name: str
+    before: str | None
+    after: str
+    text: str                       # "becomes Crouched", "hp 2 → 1"
+
+
+@dataclass(frozen=True)
+class Value:
+    name: str
+    value: str
+    text: str                       # "hp = 2", "is Crouched"
+
+
+@dataclass(frozen=True)
+class FiredRule:
+    instance: str                   # "rule-id" or "rule-id@model"
+    element: str
+    model: str | None
+    anchor: str | None              # on the ruleset page, when the rule is listed there
+
+
+@dataclass(frozen=True)
+class StepView:
+    index: int                      # 1-based event step
+    event: str                      # event instance id
+    text: str                       # "suffer-wound (a)", "strategic phase begins"
+    inputs: tuple[tuple[str, str], ...]
+    fired: tuple[FiredRule, ...]
+    changes: tuple[Change, ...]
+
+
+@dataclass(frozen=True)
+class TraceView:
+    initial: tuple[Value, ...]      # visible values in the starting situation
+    steps: tuple[StepView, ...]
+    replayed: bool
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def outcome(self, relevant: frozenset[str] = frozenset()) -> str:
+        """What the last step changed, in words; changes to `relevant` variables first."""
+        if not self.steps:
+            return "the starting situation"
+        changes = sorted(self.steps[-1].changes, key=lambda c: c.name not in relevant)
+        texts = [c.text for c in changes]
+        if not texts:
+            return "nothing changes"
+        return ", ".join(texts[:4]) + (", …" if len(texts) > 4 else "")
+
+
+@dataclass(frozen=True)
+class PropertyView:
+    id: str
+    kind: str
+    status: str                     # proved | violated | unknown
+    label: str                      # the status in words: proved, reachable, never reachable …
+    tone: str                       # ok | bad | unknown
+    method: str | None
+    reason: str
+    claim: str                      # what the ruleset promises: the cited quote, or the text
+    text: str                       # the property as written in the spec
+    message: str
+    explanation: str
+    location: Where
+    element: str
+    quotes: tuple[QuoteView, ...]
+    states: tuple[str, ...]
+    trace: TraceView | None
+    seconds: float | None
+    anchor: str
+    fingerprint: str
+
+    @property
+    def reachability(self) -> bool:
+        return self.kind in REACHABLE_KINDS
+
+    @property
+    def code(self) -> str | None:
+        """The diagnostic this result stands for, when it is reported on its own."""
+        if self.status == "violated" and self.kind not in FINDING_BACKED:
+            return "RP501"
+        if self.status == "unknown":
+            return "RP502"
+        return None
+
+
+@dataclass(frozen=True)
+class FindingView:
+    fingerprint: str
+    code: str
+    kind: str
+    severity: str                   # error | warning | note (resolved)
+    message: str
+    rules: tuple[str, ...]
+    states: tuple[str, ...]
+    citations: tuple[QuoteView, ...]
+    resolved: bool
+    resolved_by: tuple[str, ...]
+    resolved_quotes: tuple[QuoteView, ...]
+    trace: TraceView | None
+    detail: tuple[tuple[str, str], ...]
+    location: Where
+    anchor: str
+    rule_anchors: tuple[tuple[str, str | None], ...]   # (rule id, its anchor on the page)
+
+
+@dataclass(frozen=True)
+class SentenceView:
+    index: int
+    line: int
+    text: str
+    kind: str                       # sentence | bullet | row | heading
+    status: str                     # formalized | informal | uncovered | heading
+    elements: tuple[str, ...]
+    findings: tuple[tuple[str, str, bool], ...]   # (finding anchor, code, resolved)
+    anchor: str
+
+
+@dataclass(frozen=True)
+class Segment:
+    text: str
+    sentence: int | None            # index into CoverageView.sentences
+
+
+@dataclass(frozen=True)
+class LineView:
+    number: int
+    segments: tuple[Segment, ...]
+
+
+@dataclass(frozen=True)
+class CoverageView:
+    formalized: int
+    informal: int
+    uncovered: int
+    percent: float
+    sentences: tuple[SentenceView, ...]
+    lines: tuple[LineView, ...]
+
+
+@dataclass(frozen=True)
+class ElementView:
+    id: str
+    section: str
+    location: Where
+    quotes: tuple[QuoteView, ...]
+    states: tuple[str, ...]         # States it mentions or changes
+    anchor: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class StateView:
+    name: str
+    key: str                        # node id in the SVG
+    terminal: bool
+    unreachable: bool
+    elements: tuple[str, ...]       # anchors of the rules that mention it
+    edges: tuple[str, ...]          # edge ids in the SVG
+
+
+@dataclass(frozen=True)
+class DiagramView:
+    dot: str
+    states: tuple[StateView, ...]
+
+
+@dataclass(frozen=True)
+class Counts:
+    properties: int = 0
+    proved: int = 0
+    violated: int = 0
+    unknown: int = 0
+    findings: int = 0               # unresolved
+    resolved: int = 0
+
+    def __add__(self, other: Counts) -> Counts:
+        return Counts(*(a + b for a, b in zip(self.__dict__.values(), other.__dict__.values(),
+                                              strict=True)))
+
+
+@dataclass(frozen=True)
+class RulesetView:
+    id: str
+    title: str
+    page: str                       # file name of its HTML page
+    spec_file: str
+    source_file: str
+    properties: tuple[PropertyView, ...]
+    findings: tuple[FindingView, ...]
+    coverage: CoverageView
+    elements: tuple[ElementView, ...]
+    diagram: DiagramView
+    counts: Counts
+    seconds: float | None
+
+    @property
+    def open_findings(self) -> tuple[FindingView, ...]:
+        return tuple(f for f in self.findings if not f.resolved)
+
+    @property
+    def resolved_findings(self) -> tuple[FindingView, ...]:
+        return tuple(f for f in self.findings if f.resolved)
+
+    def findings_by_kind(self, resolved: bool) -> list[tuple[str, str, list[FindingView]]]:
+        """(kind, title, findings) groups in FINDING_KINDS order."""
+        out: list[tuple[str, str, list[FindingView]]] = []
+        for kind in _kind_order([f.kind for f in self.findings]):
+            group = [f for f in self.findings if f.kind == kind and f.resolved == resolved]
+            if group:
+                out.append((kind, KIND_TITLES.get(kind, kind), group))
+        return out
+
+
+@dataclass(frozen=True)
+class ReportData:
+    rulesets: tuple[RulesetView, ...]
+    timings: bool
+    totals: Counts
+
+
+# ============================================================================ building
+
+def build_report(run: Run, options: Options, *, base: Path | None = None) -> ReportData:
+    """The view-model of `run`; paths relative to `base` (default: the working folder)."""
+    root = base if base is not None else Path.cwd()
+    pages: set[str] = {"index.html"}
+    views = []
+    for checked in run.checked:
+        page = _page_name(checked.ruleset.id, pages)
+        views.append(_ruleset_view(checked, options, root, page))
+    totals = Counts()
+    for v in views:
+        totals = totals + v.counts
+    return ReportData(tuple(views), options.timings, totals)
+
+
+def anchor(prefix: str, ident: str) -> str:
+    """An HTML id for `ident`, safe in a URL fragment without escaping (and one-to-one)."""
+    return prefix + "-" + re.sub(r"[^A-Za-z0-9:.@-]", lambda m: f"_{ord(m.group()):x}_", ident)
+
+
+def relative(path: str, base: Path) -> str:
+    """`path` relative to `base`, normalized, with forward slashes."""
+    p = Path(path)
+    if p.is_absolute():
+        try:
+            p = Path(os.path.relpath(p, base))
+        except ValueError:
+            return p.as_posix()
+    return Path(os.path.normpath(p)).as_posix()
+
+
+def _page_name(ident: str, taken: set[str]) -> str:
+    stem = re.sub(r"[^A-Za-z0-9_-]", "-", ident).strip("-") or "ruleset"
+    name, n = f"{stem}.html", 1
+    while name in taken:
+        n += 1
+        name = f"{stem}-{n}.html"
+    taken.add(name)
+    return name
+
+
+def _kind_order(kinds: list[str]) -> list[str]:
+    known = [k for k in FINDING_KINDS if k in kinds]
+    return known + sorted({k for k in kinds if k not in FINDING_KINDS})
+
+
+class _Builder:
+    """Everything one ruleset's views are built from."""
+
+    def __init__(self, checked: CheckedRuleset, options: Options, base: Path) -> None:
+        self.ruleset: Ruleset = checked.ruleset
+        self.coverage: Coverage = checked.coverage
+        self.options = options
+        self.spec_file = relative(self.ruleset.spec_file, base)
+        self.source_file = relative(self.ruleset.source_file, base)
+        self.vars = {v.name: v for v in self.ruleset.system.vars}
+        self.event_source = {e.id: e.source for e in self.ruleset.system.events}
+        self.props = {p.id: p for p in self.ruleset.system.properties}
+        self.listed = {e for e, el in self.ruleset.elements.items() if el.section != "informal"}
+        self.cites: dict[str, list[Citation]] = {}
+        for c in self.ruleset.citations:
+            self.cites.setdefault(c.element, []).append(c)
+        self._line_starts = [0]
+        for i, ch in enumerate(self.ruleset.source.text):
+            if ch == "\n":
+                self._line_starts.append(i + 1)
+
+    # ------------------------------------------------------------------ places
+    def where(self, loc: Location | None) -> Where:
+        if loc is None:
+            return Where(self.spec_file, 1, 1)
+        return Where(self.spec_file, loc.line, loc.col)
+
+    def element_where(self, ident: str) -> Where:
+        el = self.ruleset.elements.get(ident)
+        return self.where(el.location if el else None)
+
+    def rule_anchor(self, ident: str) -> str | None:
+        return anchor("r", ident) if ident in self.listed else None
+
+    def _col(self, offset: int) -> tuple[int, int]:
+        line = self.ruleset.source.line_of(offset)
+        return line, offset - self._line_starts[line - 1] + 1
+
+    def quotes(self, ident: str) -> tuple[QuoteView, ...]:
+        out = []
+        for c in self.cites.get(ident, []):
+            line, col = self._col(c.start)
+            end_line, end_col = self._col(max(c.start, c.end - 1))
+            sentences = tuple(s.index for s in self.ruleset.source.sentences_in(c.start, c.end))
+            out.append(QuoteView(ident, c.quote, line, col, end_line, end_col + 1, sentences))
+        return tuple(out)
+
+    # ------------------------------------------------------------------ traces
+    def trace(self, trace: Trace | None) -> TraceView | None:
+        if trace is None:
+            return None
+        steps = list(trace.steps)
+        shown: dict[str, str] = {}
+        initial: list[Value] = []
+        if steps and steps[0].event == "":
+            first = steps.pop(0)
+            for name, raw in first.state:
+                v = self.vars.get(name)
+                if v is None or v.bookkeeping or v.kind == "input":
+                    continue
+                shown[name] = v.show(raw)
+                if v.kind in ("state", "marker") and raw == 0:
+                    continue
+                initial.append(Value(name, v.show(raw), self._initial_text(name, v.show(raw))))
+        views = []
+        for i, step in enumerate(steps, start=1):
+            views.append(self._step(i, step, shown))
+        return TraceView(tuple(initial), tuple(views), trace.replayed)
+
+    def _initial_text(self, name: str, value: str) -> str:
+        v = self.vars[name]
+        if v.kind == "state" and v.state:
+            who = f"{v.model} " if v.model else ""
+            return f"{who}is {v.state}" + (f" ×{value}" if value not in ("0", "1") else "")
+        return f"{name} = {value}"
+
+    def _step(self, index: int, step: Step, shown: dict[str, str]) -> StepView:
+        changes = []
+        for name, after in step.changed:
+            before = shown.get(name)
+            changes.append(Change(name, before, after, self._change_text(name, before, after)))
+            shown[name] = after
+        fired = []
+        for inst in step.fired:
+            element, _, model = inst.partition("@")
+            fired.append(FiredRule(inst, element, model or None, self.rule_anchor(element)))
+        return StepView(index, step.event, self._event_text(step.event), step.inputs,
+                        tuple(fired), tuple(changes))
+
+    def _event_text(self, event: str) -> str:
+        element, _, model = event.partition("@")
+        if self.event_source.get(event) == "phases" and element.endswith("-phase"):
+            return f"{element.removesuffix('-phase')} phase begins"
+        return f"{element} ({model})" if model else element
+
+    def _change_text(self, name: str, before: str | None, after: str) -> str:
+        v = self.vars.get(name)
+        if v is not None and v.kind == "state" and v.state:
+            who = f"{v.model} " if v.model else ""
+            old = int(before) if before is not None and before.isdigit() else None
+            new = int(after) if after.isdigit() else None
+            if new == 0:
+                return f"{who}is no longer {v.state}"
+            if old == 0 and new == 1:
+                return f"{who}becomes {v.state}"
+            if new is not None and new > 1:
+                return f"{who}has {v.state} ×{new}"
+            return f"{who}becomes {v.state}"
+        label = name
+        if v is not None and v.kind == "marker" and v.state:
+            shown = name.split(".", 1)[-1]
+            value = shown.split(":", 1)[1] if ":" in shown else ""
+            owner = f"{v.model}: " if v.model else ""
+            label = f"{owner}{v.state} markers" + (f" (value {value})" if value else "")
+        return f"{label} {before} → {after}" if before is not None else f"{label} = {after}"
+
+    # ------------------------------------------------------------------ properties
+    def property(self, r: PropertyResult) -> PropertyView:
+        el = self.ruleset.elements.get(r.source)
+        quotes = self.quotes(r.source) if el else ()
+        text = r.text or r.id
+        claim = quotes[0].quote if quotes and r.kind in USER_KINDS else text
+        status = r.status.value
+        trace = self.trace(r.trace)
+        prop = self.props.get(r.id)
+        relevant = lvars(prop.expr) if prop is not None else frozenset()
+        seconds = r.seconds if self.options.timings else None
+        fingerprint = hashlib.sha256(f"{self.ruleset.id}|property|{r.id}".encode()) \
+            .hexdigest()[:16]
+        return PropertyView(
+            r.id, r.kind, status, status_label(r.kind, r.status), _tone(r.status),
+            r.method.value if r.method else None, r.reason, claim, text,
+            property_message(r.kind, r.status, claim, trace, r.reason, relevant),
+            explanation(r.kind, r.status, trace, r.reason, relevant),
+            self.element_where(r.source),
+            r.source, quotes, r.states, trace, seconds,
+            anchor("p", r.id), fingerprint)
+
+    # ------------------------------------------------------------------ findings
+    def finding(self, f: Finding) -> FindingView:
+        citations = tuple(q for rule in f.rules for q in self.quotes(rule))
+        resolved_quotes = tuple(q for rule in f.resolved_by for q in self.quotes(rule))
+        first = next((r for r in f.rules if r in self.ruleset.elements), None)
+        fp = f.fingerprint(self.ruleset.id)
+        severity = "note" if f.resolved else CODES[f.code].severity.value
+        return FindingView(
+            fp, f.code, f.kind, severity, f.message, f.rules, f.states, citations, f.resolved,
+            f.resolved_by, resolved_quotes, self.trace(f.trace), f.detail,
+            self.element_where(first) if first else self.where(None), anchor("f", fp),
+            tuple((r, self.rule_anchor(r)) for r in f.rules))
+
+    # ------------------------------------------------------------------ coverage
+    def coverage_view(self, findings: tuple[FindingView, ...]) -> CoverageView:
+        by_sentence: dict[int, list[tuple[str, str, bool]]] = {}
+        for f in findings:
+            for idx in sorted({i for q in f.citations for i in q.sentences}):
+                by_sentence.setdefault(idx, []).append((f.anchor, f.code, f.resolved))
+        sentences = tuple(
+            SentenceView(s.index, s.line, s.text, s.kind, s.status, s.elements,
+                         tuple(by_sentence.get(s.index, ())), anchor("s", str(s.index)))
+            for s in self.coverage.sentences)
+        cov = self.coverage
+        return CoverageView(cov.formalized, cov.informal, cov.uncovered,
+                            round(cov.percent, 1), sentences, self._lines())
+
+    def _lines(self) -> tuple[LineView, ...]:
+        text = self.ruleset.source.text
+        spans = sorted((s.start, s.end, s.index) for s in self.ruleset.source.sentences)
+        out: list[LineView] = []
+        k = 0
+        for number, start in enumerate(self._line_starts, start=1):
+            end = text.find("\n", start)
+            end = len(text) if end == -1 else end
+            segments: list[Segment] = []
+            pos = start
+            while k < len(spans) and spans[k][0] < end:
+                s_start, s_end, idx = spans[k]
+                if s_start > pos:
+                    segments.append(Segment(text[pos:s_start], None))
+                segments.append(Segment(text[s_start:min(s_end, end)], idx))
+                pos = min(s_end, end)
+                k += 1
+            if pos < end:
+                segments.append(Segment(text[pos:end], None))
+            out.append(LineView(number, tuple(segments)))
+        if out and not out[-1].segments and text.endswith("\n"):
+            out.pop()
+        return tuple(out)
+
+    # ------------------------------------------------------------------ rules and diagram
+    def diagram(self, unreachable: frozenset[str]) -> tuple[DiagramView, dict[str, set[str]]]:
+        d = diagram.build(self.ruleset, unreachable)
+        states_of: dict[str, set[str]] = {}
+        views = []
+        for node in d.nodes:
+            if node.kind != "state":
+                continue
+            related = dict(d.related).get(node.label, ())
+            for ident in related:
+                states_of.setdefault(ident, set()).add(node.label)
+            views.append(StateView(
+                node.label, node.key, node.terminal, node.unreachable,
+                tuple(a for a in (self.rule_anchor(i) for i in related) if a),
+                d.edges_of(node.key)))
+        return DiagramView(diagram.to_dot(d), tuple(views)), states_of
+
+    def elements(self, states_of: dict[str, set[str]]) -> tuple[ElementView, ...]:
+        order = [n for n in (v.state for v in self.ruleset.system.vars) if n]
+        out = []
+        for ident, el in self.ruleset.elements.items():
+            if ident not in self.listed:
+                continue
+            states = tuple(sorted(states_of.get(ident, set()),
+                                  key=lambda s: (order.index(s) if s in order else 0, s)))
+            out.append(ElementView(ident, el.section, self.where(el.location),
+                                   self.quotes(ident), states, anchor("r", ident), el.reason))
+        return tuple(out)
+
+
+def _ruleset_view(checked: CheckedRuleset, options: Options, base: Path,
+                  page: str) -> RulesetView:
+    b = _Builder(checked, options, base)
+    result = checked.result
+    order = {p.id: i for i, p in enumerate(checked.ruleset.system.properties)}
+    props = sorted(result.properties, key=lambda r: (order.get(r.id, len(order)), r.id))
+    properties = tuple(b.property(r) for r in props)
+    kinds = list(FINDING_KINDS)
+    findings = tuple(b.finding(f) for f in sorted(
+        result.findings, key=lambda f: (kinds.index(f.kind) if f.kind in kinds else len(kinds),
+                                        f.kind, f.rules, f.states, f.message)))
+    unreachable = frozenset(p.states[0] if p.states else p.id.split(":", 1)[-1]
+                            for p in result.properties
+                            if p.kind == "state-reachable" and p.status is Status.VIOLATED)
+    dview, states_of = b.diagram(unreachable)
+    counts = Counts(
+        len(properties),
+        sum(1 for p in properties if p.status == "proved"),
+        sum(1 for p in properties if p.status == "violated"),
+        sum(1 for p in properties if p.status == "unknown"),
+        sum(1 for f in findings if not f.resolved),
+        sum(1 for f in findings if f.resolved))
+    r = checked.ruleset
+    return RulesetView(
+        r.id, r.title, page, b.spec_file, b.source_file, properties, findings,
+        b.coverage_view(findings), b.elements(states_of), dview, counts,
+        result.seconds if options.timings else None)
+
+
+# ============================================================================ wording
+
+def status_label(kind: str, status: Status) -> str:
+    """The status in words; for reachability kinds, proved means a witness was found."""
+    if kind in REACHABLE_KINDS:
+        return {Status.PROVED: "reachable", Status.VIOLATED: "never reachable",
+                Status.UNKNOWN: "unknown"}[status]
+    return status.value
+
+
+def _tone(status: Status) -> str:
+    return {Status.PROVED: "ok", Status.VIOLATED: "bad", Status.UNKNOWN: "unknown"}[status]
+
+
+def steps_text(n: int) -> str:
+    return f"{n} step" + ("" if n == 1 else "s")
+
+
+def explanation(kind: str, status: Status, trace: TraceView | None, reason: str,
+                relevant: frozenset[str] = frozenset()) -> str:
+    """Why the verdict is what it is, in words (the part of the message after the dash);
+    a counterexample's last changes to the `relevant` variables come first."""
+    if status is Status.UNKNOWN:
+        return (f"could not be decided ({reason or 'no reason given'}); "
+                "treat it as unchecked")
+    if kind in REACHABLE_KINDS:
+        if status is Status.PROVED:
+            if trace is None:
+                return ""
+            if not trace.steps:
+                return "true from the start"
+            return f"a witness gets there in {steps_text(len(trace))}"
+        return "no sequence of events leads there"
+    if status is Status.PROVED:
+        return "holds in every reachable situation"
+    if trace is None:
+        return ""
+    if not trace.steps:
+        return "already in the starting situation"
+    return f"after {steps_text(len(trace))}: {trace.outcome(relevant)}"
+
+
+def property_message(kind: str, status: Status, claim: str, trace: TraceView | None,
+                     reason: str, relevant: frozenset[str] = frozenset()) -> str:
+    """One sentence a rules writer can read: the verdict, what was promised, and why."""
+    why = explanation(kind, status, trace, reason, relevant)
+    head = f"{status_label(kind, status)}: '{claim}'"
+    return f"{head} — {why}" if why else head

@@ -1,0 +1,101 @@
+"""Hypothesis strategies for small random rulesets, and helpers to load spec text.
+
+`rulesets()` draws the YAML text of a small valid spec: a few flag States (stacking or
+not), a counted-marker State, a small int variable, one input, events and rules (level-
+and `on:`-triggered) with enter/leave/add/remove/assign/emit effects, and
+always/never/reachable properties over them. Everything stays tiny so that explicit
+search finishes and can serve as the oracle.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import strategies as st
+
+from checker.model import System
+from checker.spec.load import load_ruleset
+
+SOURCE = "Generated rules.\n"
+
+
+def load_spec(folder: Path, text: str, name: str = "spec.yaml") -> System:
+    """Write `text` (a spec citing `rules.txt`) and the source text into `folder`, load it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    source = folder / "rules.txt"
+    if not source.exists():
+        source.write_text(SOURCE, encoding="utf-8")
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return load_ruleset(path).system
+
+
+def _quote(s: str) -> str:
+    return '"' + s.replace('"', '\\"') + '"'
+
+
+@st.composite
+def conditions(draw: st.DrawFn, flags: list[str], marker: bool, depth: int = 1) -> str:
+    atoms = [*flags, *(f"not {f}" for f in flags), "x >= 1", "x == 2", "x <= 1",
+             "roll == high", "roll == low"]
+    if marker:
+        atoms += ["count(M) >= 2", "M"]
+    first = draw(st.sampled_from(atoms))
+    if depth <= 0 or not draw(st.booleans()):
+        return first
+    op = draw(st.sampled_from(["and", "or"]))
+    return f"{first} {op} {draw(conditions(flags, marker, depth - 1))}"
+
+
+@st.composite
+def effects(draw: st.DrawFn, flags: list[str], marker: bool, events: list[str]) -> list[str]:
+    choices = [*(f"enter {f}" for f in flags), *(f"leave {f}" for f in flags),
+               "x += 1", "x -= 1", "x = 0", "x = 2"]
+    if marker:
+        choices += ["add M", "add 2 M", "remove M", "remove all M"]
+    if events:
+        choices += [f"emit {e}" for e in events]
+    return draw(st.lists(st.sampled_from(choices), min_size=1, max_size=2))
+
+
+@st.composite
+def rulesets(draw: st.DrawFn) -> str:
+    """The YAML text of a small random ruleset citing `rules.txt`."""
+    n_flags = draw(st.integers(1, 3))
+    flags = [f"S{i}" for i in range(n_flags)]
+    marker = draw(st.booleans())
+    lines = ["ruleset: generated", "source: rules.txt"]
+    if draw(st.booleans()):
+        lines += ["meta:", "  - {id: no-stacking, stacking: none}"]
+    lines.append("vars:")
+    lines.append(f"  x: {{range: [0, {draw(st.integers(2, 3))}], init: {draw(st.integers(0, 2))}}}")
+    lines += ["inputs:", "  roll: [low, high]", "states:"]
+    for f in flags:
+        stack = draw(st.sampled_from(["", ", stacking: stack", ", stacking: none"]))
+        lines.append(f"  {f}: {{terminal: {str(draw(st.booleans())).lower()}{stack}}}")
+    if marker:
+        lines.append("  M: {markers: {max: 3}}")
+    n_events = draw(st.integers(1, 3))
+    events = [f"e{i}" for i in range(n_events)]
+    lines.append("events:")
+    for e in events:
+        lines.append(f"  - id: {e}")
+        if draw(st.booleans()):
+            lines.append(f"    when: {_quote(draw(conditions(flags, marker)))}")
+        body = ", ".join(_quote(x) for x in draw(effects(flags, marker, [])))
+        lines.append(f"    do: [{body}]")
+    n_rules = draw(st.integers(0, 3))
+    if n_rules:
+        lines.append("rules:")
+    for i in range(n_rules):
+        lines.append(f"  - id: r{i}")
+        if draw(st.booleans()):
+            lines.append(f"    on: {draw(st.sampled_from(events))}")
+        lines.append(f"    when: {_quote(draw(conditions(flags, marker)))}")
+        body = ", ".join(_quote(x) for x in draw(effects(flags, marker, events)))
+        lines.append(f"    do: [{body}]")
+    lines.append("properties:")
+    for i in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["always", "never", "reachable"]))
+        lines.append(f"  - {{id: p{i}, {kind}: {_quote(draw(conditions(flags, marker)))}}}")
+    return "\n".join(lines) + "\n"

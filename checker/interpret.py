@@ -92,8 +92,17 @@ def compile_expr(e: LExpr, index: dict[str, int]) -> Callable[[Sequence[int]], i
         case Op(op, args):
             fs = [compile_expr(a, index) for a in args]
             if op == "and":
+                if len(fs) == 2:
+                    a, b = fs
+                    return lambda s: bool(a(s)) and bool(b(s))
+                if len(fs) == 3:
+                    a, b, c = fs
+                    return lambda s: bool(a(s)) and bool(b(s)) and bool(c(s))
                 return lambda s: all(f(s) for f in fs)
             if op == "or":
+                if len(fs) == 2:
+                    a, b = fs
+                    return lambda s: bool(a(s)) or bool(b(s))
                 return lambda s: any(f(s) for f in fs)
             if op == "implies":
                 a, b = fs
@@ -106,6 +115,17 @@ def compile_expr(e: LExpr, index: dict[str, int]) -> Callable[[Sequence[int]], i
                 return lambda s: not a(s)
             if len(fs) == 2:
                 a, b = fs
+                if isinstance(args[1], Const):
+                    k = args[1].value
+                    if op == "eq":
+                        return lambda s: a(s) == k
+                    if op == "ge":
+                        return lambda s: a(s) >= k
+                    if op == "ne":
+                        return lambda s: a(s) != k
+                if isinstance(args[0], V) and isinstance(args[1], Const) and op == "eq":
+                    i, k2 = index[args[0].name], args[1].value
+                    return lambda s: s[i] == k2
                 fn2 = _BINARY[op]
                 return lambda s: fn2(a(s), b(s))
             return lambda s: _apply(op, [f(s) for f in fs])
@@ -143,8 +163,8 @@ class Interpreter:
         self._bounds = [(v.lo, v.hi) for v in system.vars]
         self._guard = {t.id: compile_expr(t.guard, self.index)
                        for t in (*system.events, *system.rules)}
-        self._effects = {t.id: [(self.index[a.var], compile_expr(a.value, self.index))
-                                for a in t.effects] for t in (*system.events, *system.rules)}
+        self._effects = {t.id: self._compile_effects(t) for t in (*system.events,
+                                                                  *system.rules)}
         self._monitors = [(self.index[n], compile_expr(w, self.index))
                           for n, w in system.monitors]
         self._props: dict[int, tuple[LExpr, Callable[[Sequence[int]], int | bool]]] = {}
@@ -157,11 +177,31 @@ class Interpreter:
         for combo in itertools.product(*(v.init for v in self.system.vars)):
             yield tuple(combo)
 
+    def _compile_effects(self, t: Transition) -> list[tuple[int, Any, bool]]:
+        """(index, closure or constant, is_constant) per assignment; constants are checked
+        against the variable's range once, here."""
+        out: list[tuple[int, Any, bool]] = []
+        for a in t.effects:
+            i = self.index[a.var]
+            if isinstance(a.value, Const):
+                value = int(a.value.value)
+                lo, hi = self._bounds[i]
+                if not lo <= value <= hi:
+                    raise InternalError(f"{t.id} sets {a.var}={value} outside [{lo}, {hi}]")
+                out.append((i, value, True))
+            else:
+                out.append((i, compile_expr(a.value, self.index), False))
+        return out
+
     def run_effects(self, t: Transition, state: State) -> State:
         cur = list(state)
-        for i, f in self._effects[t.id]:
+        bounds = self._bounds
+        for i, f, constant in self._effects[t.id]:
+            if constant:
+                cur[i] = f
+                continue
             value = int(f(cur))
-            lo, hi = self._bounds[i]
+            lo, hi = bounds[i]
             if not lo <= value <= hi:
                 raise InternalError(f"{t.id} set {self.names[i]}={value} outside [{lo}, {hi}]")
             cur[i] = value
@@ -381,3 +421,107 @@ def reachable_states(system: System, *, max_states: int = 200_000) -> tuple[set[
                 seen.add(nxt)
                 queue.append(nxt)
     return seen, True
+
+
+# ====================================================================== macro search
+
+@dataclass
+class Verdicts:
+    """The outcome of one shared explicit search over macro steps, for many properties."""
+
+    complete: bool                      # every reachable stable state was visited
+    macro_states: int
+    hits: dict[str, tuple[State, list[tuple[str, tuple[int, ...]]]]]   # prop id → witness
+
+
+def explore_macro(system: System, props: Sequence[Property], *,
+                  max_states: int = 200_000) -> Verdicts:
+    """Breadth-first search over *macro* steps (an event and its whole resolution), for all
+    `props` at once. A property is "hit" when a reachable state violates it (invariants) or
+    satisfies it (reachability); the hit comes with the shortest event path to it, counted in
+    events. Stable states that differ only in bookkeeping and inputs (which the next event
+    resets or re-rolls before anything reads them) are visited once: that is what makes this
+    search fast, and it is why it counts events, not micro steps. A property that is not hit
+    holds (or is unreachable) exactly when `complete` is true."""
+    interp = Interpreter(system)
+    forget = [i for i, v in enumerate(system.vars)
+              if v.kind in ("happened", "fired", "res", "input")]
+    termination = [p for p in props if p.kind == "termination"]
+    others = [p for p in props if p.kind != "termination"]
+    hits: dict[str, tuple[State, list[tuple[str, tuple[int, ...]]]]] = {}
+
+    def key(s: State) -> State:
+        out = list(s)
+        for i in forget:
+            out[i] = 0
+        return tuple(out)
+
+    def look(states: Sequence[State], stable_last: bool, start: State,
+             path: list[tuple[str, tuple[int, ...]]]) -> None:
+        for p in others:
+            if p.id in hits:
+                continue
+            want = p.mode == "reachable"
+            candidates = states if p.at == "all" else (states[-1:] if stable_last else ())
+            if any(interp.holds(p, s) == want for s in candidates):
+                hits[p.id] = (start, path)
+
+    parent: dict[State, tuple[State, State, list[tuple[str, tuple[int, ...]]]]] = {}
+    queue: deque[tuple[State, State, list[tuple[str, tuple[int, ...]]]]] = deque()
+    for s0 in interp.initial_states():
+        # an initial state may be unstable: resolve it like an event would
+        states, final, stuck = _resolve_from(interp, s0)
+        look(states, not stuck, s0, [])
+        for p in termination:
+            if stuck and p.id not in hits:
+                hits[p.id] = (s0, [])
+        if not stuck and key(final) not in parent:
+            parent[key(final)] = (final, s0, [])
+            queue.append((final, s0, []))
+    combos = list(itertools.product(*(range(v.lo, v.hi + 1) for v in interp.inputs)))
+    complete = True
+    while queue:
+        if len(hits) == len(props):
+            break
+        s, start, path = queue.popleft()
+        for combo in combos:
+            rolled = list(s)
+            for v, val in zip(interp.inputs, combo, strict=True):
+                rolled[interp.index[v.name]] = val
+            pre = tuple(rolled)
+            for ev in system.events:
+                if not interp._guard[ev.id](pre):
+                    continue
+                m = interp.macro_step(s, ev.id, combo)
+                new_path = [*path, (ev.id, combo)]
+                look(m.micro, not m.stuck, start, new_path)
+                if m.stuck:
+                    for p in termination:
+                        hits.setdefault(p.id, (start, new_path))
+                    continue
+                k = key(m.micro[-1])
+                if k not in parent:
+                    if len(parent) >= max_states:
+                        complete = False
+                        queue.clear()
+                        break
+                    parent[k] = (m.micro[-1], start, new_path)
+                    queue.append((m.micro[-1], start, new_path))
+            if not complete:
+                break
+    return Verdicts(complete and not queue, len(parent), hits)
+
+
+def _resolve_from(interp: Interpreter, s0: State) -> tuple[list[State], State, bool]:
+    states = [s0]
+    cur = s0
+    while True:
+        rule = interp.first_enabled(cur)
+        if rule is None:
+            return states, cur, False
+        if cur[interp._res] >= interp.system.res_bound:
+            return states, cur, True
+        nxt = list(interp.run_effects(rule, cur))
+        nxt[interp._res] = cur[interp._res] + 1
+        cur = interp._monitor(cur, tuple(nxt))
+        states.append(cur)

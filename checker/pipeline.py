@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from checker.coverage import Coverage, coverage
 from checker.diagnostics import Diagnostic, Location
 from checker.errors import SpecError
 from checker.options import Options
-from checker.results import RulesetResult
+from checker.model import System
+from checker.results import Method, PropertyResult, RulesetResult, Status
 from checker.spec.load import load_ruleset
 from checker.spec.lower import Ruleset
 
@@ -99,17 +100,78 @@ def check_ruleset(ruleset: Ruleset, options: Options,
 
 def _check_fresh(ruleset: Ruleset, options: Options,
                  progress: Progress | None = None) -> CheckedRuleset:
-    from checker import engines, findings
+    from checker import findings
     from checker.engines import conflicts, order
 
     start = time.perf_counter()
-    props = engines.check_all(ruleset.system, options, progress=_bind(progress, ruleset.id))
+    props = check_properties(ruleset.system, options, progress=_bind(progress, ruleset.id))
     found = findings.from_properties(ruleset, props)
     found += conflicts.find_conflicts(ruleset, options)
     found += order.find_order_dependence(ruleset, options)
     found.sort(key=lambda f: (f.kind, f.rules, f.states))
     result = RulesetResult(ruleset.id, props, found, time.perf_counter() - start)
     return CheckedRuleset(ruleset, result, coverage(ruleset))
+
+
+def check_properties(system: System, options: Options,
+                     progress: Callable[[str, int, int], None] | None = None
+                     ) -> list[PropertyResult]:
+    """Every property of `system`, cheapest evidence first.
+
+    One shared explicit search over macro steps (`interpret.explore_macro`) runs first: it
+    finds every counterexample and witness it can reach, shortest in events, each replayed
+    by the reference interpreter. What it leaves open goes to the symbolic engines
+    (`engines.check_property`: induction, Houdini, Spacer, BMC). An invariant the search
+    could not break is still proved symbolically first (1-induction, then Houdini); only
+    when those do not close it and the search was exhaustive is the exhaustive search
+    itself the proof (method "explicit"). UNKNOWN stays UNKNOWN.
+    """
+    from checker import engines
+    from checker.engines import induction
+    from checker.engines.base import Kind, to_result
+    from checker.interpret import explore_macro, replay
+
+    macro = explore_macro(system, system.properties, max_states=options.explicit_limit)
+    results: list[PropertyResult] = []
+    total = len(system.properties)
+    for i, prop in enumerate(system.properties):
+        if progress is not None:
+            progress(prop.id, i, total)
+        began = time.perf_counter()
+        hit = macro.hits.get(prop.id)
+        reach = prop.mode == "reachable"
+        if hit is not None:
+            start, path = hit
+            trace = replay(system, start, path, prop,
+                           expect="witness" if reach else "violation")
+            result = PropertyResult(prop.id, prop.kind,
+                                    Status.PROVED if reach else Status.VIOLATED,
+                                    Method.EXPLICIT, "", trace, prop.states, prop.source,
+                                    prop.text)
+        elif macro.complete and not reach:
+            outcome = induction.one_induction(system, prop, options)
+            if outcome.kind is not Kind.UNREACHABLE:
+                outcome = induction.houdini(system, prop, options)
+            if outcome.kind is Kind.UNREACHABLE:
+                result = to_result(prop, outcome)
+            else:
+                result = PropertyResult(
+                    prop.id, prop.kind, Status.PROVED, Method.EXPLICIT,
+                    f"exhaustive search of all {macro.macro_states} reachable situations",
+                    None, prop.states, prop.source, prop.text)
+        elif macro.complete:
+            result = PropertyResult(
+                prop.id, prop.kind, Status.VIOLATED, Method.EXPLICIT,
+                f"never reachable: exhaustive search of all {macro.macro_states} reachable "
+                "situations", None, prop.states, prop.source, prop.text)
+        else:
+            result = engines.check_property(system, prop, options)
+        if options.timings:
+            result = replace(result, seconds=time.perf_counter() - began)
+        results.append(result)
+    if progress is not None:
+        progress("", total, total)
+    return results
 
 
 def _bind(progress: Progress | None, ruleset: str) -> Callable[[str, int, int], None] | None:

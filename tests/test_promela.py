@@ -158,7 +158,8 @@ def test_spin_accepts_every_export(tmp_path: Path) -> None:
 
 # ----------------------------------------------------------------------------- pan output
 
-HEADER = "State-vector 20 byte, depth reached 134, errors: {e}\n      220 states, stored\n"
+HEADER = ("pan:1: assertion violated (v_x<3) (at depth 2)\n"
+          "State-vector 20 byte, depth reached 134, errors: {e}\n      220 states, stored\n")
 INV = Property("i", "i", "always", "invariant", TRUE)
 REACH = Property("r", "r", "reachable", "reachable", TRUE)
 
@@ -182,6 +183,8 @@ def test_parse_pan_incomplete_is_unknown(noise: str) -> None:
 
 def test_parse_pan_without_a_summary_is_unknown() -> None:
     assert parse_pan("Segmentation fault\n", INV).verdict == "unknown"
+    other = "pan:1: invalid end state (at depth 3)\nState-vector 20 byte, errors: 1\n"
+    assert parse_pan(other, INV).verdict == "unknown"
 
 
 def test_missing_tools_are_unknown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -197,6 +200,32 @@ def test_truncated_search_is_unknown(tmp_path: Path) -> None:
     result = run_spin(system, _prop(system, "hp-bounded"), workdir=tmp_path, max_depth=5,
                       cc_opt="-O0")
     assert result.verdict == "unknown" and "truncated" in result.detail
+
+
+def _counter(events: bool, rules: bool) -> System:
+    """x counts up to 3 by an event (inputs 0..40: the `select` path) or by a rule."""
+    bump = (Assign("x", Op("min", (Op("add", (V("x"), Const(1))), Const(3)))),)
+    return System(
+        "tiny",
+        (Var("x", 0, 3, (0, 1), "int"), Var("roll", -5, 40, (0,), "input"),
+         Var("_res", 0, 8, (0,), "res")),
+        (Transition("bump", "bump", "event", Op("eq", (V("roll"), Const(37))),
+                    (Assign("_res", Const(0)), *bump)),) if events else (),
+        (Transition("up", "up", "rule", TRUE, bump),) if rules else (), 8)
+
+
+@needs_spin
+@pytest.mark.parametrize(("events", "rules"), [(True, False), (False, True), (False, False)])
+def test_systems_without_events_or_rules(events: bool, rules: bool, tmp_path: Path) -> None:
+    system = _counter(events, rules)
+    three = Op("eq", (V("x"), Const(3)))
+    props = [Property("three", "three", "reachable", "reachable", three, at="all"),
+             Property("small", "small", "always", "invariant", Op("le", (V("x"), Const(1))),
+                      at="all"),
+             Property("roll", "roll", "reachable", "reachable", Op("eq", (V("roll"), Const(37))))]
+    for row in crosscheck(system, props, tmp_path):
+        assert row[2].split(":")[0] == row[1] == row[3].split(":")[0], row
+    assert "select(n_roll : -5 .. 40);" in to_promela(system, props[0]) or not events
 
 
 # ----------------------------------------------------------------------------- random IR

@@ -115,8 +115,7 @@ def _op(op: str, a: list[str]) -> str:
 def check_expr(system: System, prop: Property, *, stable: str = "(fe == 0)") -> str:
     """The asserted condition for `prop` as Promela (over the macro `BOUND` and `stable`, an
     expression for "no rule is enabled", by default the model's `fe == 0`): an assertion
-    violation is a counterexample
-    (invariants) or a witness (reachability)."""
+    violation is a counterexample (invariants) or a witness (reachability)."""
     names = identifiers(system)
     body = expr(prop.expr, names)
     if prop.kind == "termination":

@@ -1,11 +1,13 @@
-"""Check one property of a `System` with SPIN: an independent cross-check of the engines.
+"""Check properties of a `System` with SPIN: an independent cross-check of the engines.
 
 `run_spin` writes the Promela model (`checker.export.promela`), generates the verifier
 (`spin -a`), compiles it for an exhaustive safety search (`-DSAFETY`, memory bounded by
 `-DMEMLIM`; never `-DBITSTATE`, which can miss states) and runs `./pan -m<depth>`. An
 assertion violation is a counterexample for an invariant and a witness for a reachability
 property. Anything that makes the search incomplete (the depth limit, the memory bound, the
-timeout, a tool failure) is "unknown", never "holds".
+timeout, a tool failure) is "unknown", never "holds". `run_spin_all` checks several
+properties with one compilation (one never claim per property, chosen by `./pan -N`).
+A stuck resolution blocks at the loop's `end` label, so pan needs no `-E`.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ def run_spin(system: System, prop: Property, *, workdir: Path, timeout_s: float 
     exhaustive); `cc_opt` is gcc's optimisation flag ("-O0" compiles fastest).
     """
     run = _Run(workdir, timeout_s, [f"-m{max_depth}", f"-w{hash_bits}", "-n"])
-    failed = run.build(to_promela(system, prop), system, memlim_mb, cc_opt, [])
+    failed = run.build(to_promela(system, prop), len(system.vars) + 4, memlim_mb, cc_opt, [])
     if failed is not None:
         return failed
     return run.pan([], prop)
@@ -72,7 +74,8 @@ def run_spin_all(system: System, props: Sequence[Property], *, workdir: Path,
         return []
     run = _Run(workdir, timeout_s, [f"-m{max_depth}", f"-w{hash_bits}", "-n"])
     text, claims = to_promela_claims(system, props)
-    failed = run.build(text, system, memlim_mb, cc_opt, ["-DNOREDUCE"])
+    failed = run.build(text, len(system.vars) + len(props) + 4, memlim_mb, cc_opt,
+                       ["-DNOREDUCE"])
     if failed is not None:
         return [failed] * len(props)
     return [run.pan(["-N", claim], prop) for claim, prop in zip(claims, props, strict=True)]
@@ -99,15 +102,16 @@ class _Run:
             return SpinResult("unknown", f"timeout ({self.timeout_s:g} s) in {tool}", 0)
         return done.returncode, done.stdout + done.stderr
 
-    def build(self, text: str, system: System, memlim_mb: int, cc_opt: str,
+    def build(self, text: str, nvars: int, memlim_mb: int, cc_opt: str,
               extra: list[str]) -> SpinResult | None:
-        """Write and compile the model; a result only when that failed."""
+        """Write and compile the model (`nvars` variables at most 4 bytes each, for pan's
+        state vector bound); a result only when that failed."""
         missing = spin_available()
         if missing is not None:
             return SpinResult("unknown", missing, 0)
         self.workdir.mkdir(parents=True, exist_ok=True)
         (self.workdir / "model.pml").write_text(text, encoding="utf-8")
-        vectorsz = max(1024, 16 * len(system.vars) + 256)
+        vectorsz = max(1024, 8 * nvars + 256)
         steps = [("spin", ["spin", "-a", "model.pml"]),
                  ("gcc", ["gcc", cc_opt, "-w", "-DSAFETY", f"-DMEMLIM={memlim_mb}",
                           f"-DVECTORSZ={vectorsz}", *extra, "-o", "pan", "pan.c"])]
@@ -134,6 +138,9 @@ def parse_pan(out: str, prop: Property) -> SpinResult:
     if errors is None:
         return SpinResult("unknown", f"pan did not finish: {_tail(out)}", states)
     if int(errors.group(1)) > 0:
+        if "assertion violated" not in out:
+            return SpinResult("unknown", f"pan reported an error that is not an assertion: "
+                              f"{_tail(out)}", states)
         if prop.mode == "invariant":
             return SpinResult("fails", f"assertion violated: a counterexample ({states} states"
                               f"{size})", states)

@@ -11,8 +11,8 @@ from pathlib import Path
 from checker.coverage import Coverage, coverage
 from checker.diagnostics import Diagnostic, Location
 from checker.errors import SpecError
-from checker.options import Options
 from checker.model import System
+from checker.options import Options
 from checker.results import Method, PropertyResult, RulesetResult, Status
 from checker.spec.load import load_ruleset
 from checker.spec.lower import Ruleset

@@ -55,6 +55,8 @@ class Encoding:
     trans: Any                     # over cur, nxt, sel
     n_events: int
     _plain: dict[str, Any] = field(default_factory=dict, repr=False)
+    _steps: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
+    _pairs: dict[int, list[tuple[Any, Any]]] = field(default_factory=dict, repr=False)
 
     @property
     def micro(self) -> int:
@@ -65,7 +67,13 @@ class Encoding:
         return self.n_events + 1
 
     def state_at(self, k: int) -> dict[str, Any]:
-        return {n: z3.Int(at_step(n, k), self.ctx) for n in self.cur}
+        if k == 0:
+            return self.cur
+        if k == 1:
+            return self.nxt
+        if k not in self._steps:
+            self._steps[k] = {n: z3.Int(at_step(n, k), self.ctx) for n in self.cur}
+        return self._steps[k]
 
     def sel_at(self, k: int) -> Any:
         return z3.Int(at_step(SELECTOR, k), self.ctx)
@@ -74,8 +82,9 @@ class Encoding:
         """State formula `formula` (over step 0) moved to step `k`."""
         if k == 0:
             return formula
-        pairs = [(self.cur[n], v) for n, v in self.state_at(k).items()]
-        return z3.substitute(formula, *pairs)
+        if k not in self._pairs:
+            self._pairs[k] = [(self.cur[n], v) for n, v in self.state_at(k).items()]
+        return z3.substitute(formula, *self._pairs[k])
 
     def trans_at(self, k: int) -> Any:
         """T(k, k+1): the template relation with steps 0, 1 renamed to k, k+1."""
@@ -86,11 +95,12 @@ class Encoding:
         pairs.append((self.sel, self.sel_at(k)))
         return z3.substitute(self.trans, *pairs)
 
-    def lexprs(self, exprs: list[LExpr]) -> list[Any]:
-        """Boolean `exprs` over the current (step 0) variables, parsed in one go."""
+    def lexprs(self, exprs: list[LExpr], k: int = 0) -> list[Any]:
+        """Boolean `exprs` over the variables of step `k`, parsed in one go."""
         text = SmtText(_symbols(self.system, CUR), "q")
         terms = [text(e) for e in exprs]
-        decls = {f"{CUR}{i}": self.cur[v.name] for i, v in enumerate(self.system.vars)}
+        step = self.state_at(k)
+        decls = {f"{CUR}{i}": step[v.name] for i, v in enumerate(self.system.vars)}
         return parse(self.ctx, text.defs, terms, decls)
 
     def lexpr(self, e: LExpr) -> Any:

@@ -1,12 +1,13 @@
 """`check_property(system, prop, options)`: the engines composed, cheapest first.
 
-Invariants: 1-induction on the cone → BMC on the full system (shortest counterexample) →
-Houdini on the cone → Spacer on the cone (certificate re-checked) → if Spacer saw the
-target deeper than the BMC bound, BMC again up to that depth. Reachability properties: BMC
-(a witness) first, then the same proofs of unreachability. PROVED comes only from an
-induction, Houdini or Spacer certificate (or, in `check_all`, from a finished explicit
-search); VIOLATED only with a replayed trace, or from such a proof for a reachability
-property; everything else is UNKNOWN with every engine's reason.
+Invariants: 1-induction on the cone (for `termination`, then a bound on the length of
+every resolution, `checker.engines.termination`) → BMC on the full system (shortest
+counterexample) → Houdini on the cone → Spacer on the cone (certificate re-checked) → if
+Spacer saw the target deeper than the BMC bound, BMC again up to that depth.
+Reachability properties: BMC (a witness) first, then the same proofs of unreachability.
+PROVED comes only from an induction, Houdini or Spacer certificate (or, in `check_all`,
+from a finished explicit search); VIOLATED only with a replayed trace, or from such a
+proof for a reachability property; everything else is UNKNOWN with every engine's reason.
 
 Everything a worker needs is in the (picklable) arguments: z3 terms never cross a call.
 """
@@ -16,13 +17,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from checker.engines import bmc, explicit, induction, spacer
+from checker.engines import bmc, explicit, induction, spacer, termination
 from checker.engines.base import Kind, Outcome, to_result, unknown
 from checker.engines.lemmas import Samples
 from checker.engines.session import Session
 from checker.model import Property, System
 from checker.options import Options
-from checker.results import PropertyResult, Status
+from checker.results import Method, PropertyResult, Status
 
 Progress = Callable[[str, int, int], None]     # (property id, done, total)
 SPACER_DEPTH_FACTOR = 4                        # how far past max_depth to chase a Spacer path
@@ -43,16 +44,22 @@ def decide(system: System, prop: Property, options: Options,
     def houdini(s: System, p: Property, o: Options) -> Outcome:
         return induction.houdini(s, p, o, samples, session)
 
+    def bounded(s: System, p: Property, o: Options) -> Outcome:
+        return termination.resolution_bound(s, p, o, session)
+
     def spacer_prove(s: System, p: Property, o: Options) -> Outcome:
         return spacer.prove(s, p, o, session)
 
     Engine = Callable[[System, Property, Options], Outcome]
-    plan: list[tuple[Engine, Kind]] = [(bmc_search, Kind.FOUND)]
-    if prop.mode == "invariant":
-        plan.insert(0, (one_induction, Kind.UNREACHABLE))
-    else:
-        plan.append((one_induction, Kind.UNREACHABLE))
-    plan += [(houdini, Kind.UNREACHABLE), (spacer_prove, Kind.UNREACHABLE)]
+    found, proved = Kind.FOUND, Kind.UNREACHABLE
+    plan: list[tuple[Engine, Kind]]
+    if prop.mode == "invariant":      # a cheap proof first, then the shortest counterexample
+        plan = [(one_induction, proved), (bmc_search, found)]
+        if prop.kind == "termination":
+            plan.insert(1, (bounded, proved))
+    else:                             # a witness first, then proofs that there is none
+        plan = [(bmc_search, found), (one_induction, proved)]
+    plan += [(houdini, proved), (spacer_prove, proved)]
     tried: list[Outcome] = []
     for engine, wanted in plan:
         out = engine(system, prop, options)
@@ -71,7 +78,7 @@ def decide(system: System, prop: Property, options: Options,
 
 def _undecided(tried: list[Outcome]) -> Outcome:
     """UNKNOWN with the general fallback's (Spacer's) stop reason, and every engine's."""
-    last = next(t for t in reversed(tried) if t.method.value == "spacer")
+    last = next(t for t in reversed(tried) if t.method is Method.SPACER)
     assert last.stop is not None
     others = "; ".join(t.detail for t in tried if t is not last)
     return unknown(last.method, last.stop, f"{last.detail} (also: {others})")

@@ -41,6 +41,7 @@ from checker.engines.decision import (
     Reacher,
     Scan,
     Undecided,
+    Witness,
     Z3Env,
     cited,
     meta_id,
@@ -83,7 +84,7 @@ def scan_conflicts(ruleset: Ruleset, options: Options) -> Scan:
     system = ruleset.system
     reacher = Reacher(system, options)
     scan = Scan()
-    seen: set[tuple[str, tuple[str, ...], tuple[str, ...]]] = set()
+    candidates: list[_Candidate] = []
     for items in _groups(system).values():
         env = Z3Env(system, options)
         steady = env.expr(stable(system))
@@ -97,13 +98,28 @@ def scan_conflicts(ruleset: Ruleset, options: Options) -> Scan:
                 scan.undecided.append(Undecided("conflict", tuple(sorted({
                     i.source for i in vitems})), f"{var}: {reason}"))
             for mus in muses:
-                members = [vitems[i] for i in mus]
-                finding = _analyse(ruleset, reacher, env, steady, items, members, scan)
-                if finding is not None:
-                    key = (finding.kind, finding.rules, finding.states)
-                    if key not in seen:
-                        seen.add(key)
-                        scan.findings.append(finding)
+                cand = _candidate(ruleset, env, steady, items, [vitems[i] for i in mus], scan)
+                if cand is not None:
+                    candidates.append(cand)
+    # reachability, batched: first where nothing outside the clash overrides it, then
+    # (only for clashes that never occur unresolved) anywhere
+    first = reacher.witness_many([c.primary for c in candidates])
+    again = [c for c, w in zip(candidates, first, strict=True)
+             if w.reachable is False and c.external and not c.resolvers]
+    second = dict(zip((id(c) for c in again),
+                      reacher.witness_many([c.situation for c in again]), strict=True))
+    seen: set[tuple[str, tuple[str, ...], tuple[str, ...]]] = set()
+    for cand, w in zip(candidates, first, strict=True):
+        resolvers = list(cand.resolvers)
+        if id(cand) in second:
+            w = second[id(cand)]
+            if w.state is not None:
+                final = reacher.interp.env(w.state)
+                resolvers = sorted({z.source for z in cand.external if evaluate(z.when, final)})
+        finding = _finding(ruleset, reacher, cand, w, resolvers, scan)
+        if finding is not None and (finding.kind, finding.rules, finding.states) not in seen:
+            seen.add((finding.kind, finding.rules, finding.states))
+            scan.findings.append(finding)
     scan.findings.sort(key=lambda f: (f.kind, f.rules, f.states))
     return scan
 
@@ -235,8 +251,27 @@ def _kind(members: list[_Item]) -> str:
     return "no-legal-action"
 
 
-def _analyse(ruleset: Ruleset, reacher: Reacher, env: Z3Env, steady: z3.BoolRef,
-             group: list[_Item], members: list[_Item], scan: Scan) -> Finding | None:
+@dataclass(frozen=True)
+class _Candidate:
+    """A MUS whose members can be active together (over the variable domains)."""
+
+    members: tuple[_Item, ...]
+    kind: str
+    rules: tuple[str, ...]
+    situation: LExpr              # every member active
+    resolvers: tuple[str, ...]    # an overriding member, the prevent-beats-force meta entry
+    external: tuple[_Item, ...]   # rules outside the MUS that override a member
+
+    @property
+    def primary(self) -> LExpr:
+        """Where the clash would be unresolved: no external overrider active."""
+        if self.resolvers or not self.external:
+            return self.situation
+        return conj(self.situation, *(neg(z.when) for z in self.external))
+
+
+def _candidate(ruleset: Ruleset, env: Z3Env, steady: z3.BoolRef, group: list[_Item],
+               members: list[_Item], scan: Scan) -> _Candidate | None:
     system = ruleset.system
     kind = _kind(members)
     rules = tuple(sorted({m.source for m in members}))
@@ -252,22 +287,17 @@ def _analyse(ruleset: Ruleset, reacher: Reacher, env: Z3Env, steady: z3.BoolRef,
     if ("prevent-beats-force" in system.meta and kind == "forbidden-obligation"
             and any(m.kind in ("only", "forbid") for m in members)):
         resolvers.append(meta_id(ruleset, "prevent-beats-force"))
-    external = [z for z in group if z.source not in rules
-                and any(m.source in z.overrides for m in members)]
-    resolved = bool(resolvers)
-    if resolved or not external:
-        w = reacher.witness(situation)
-    else:
-        w = reacher.witness(conj(situation, *(neg(z.when) for z in external)))
-        if w.reachable is False:
-            w = reacher.witness(situation)
-            if w.state is not None:
-                env_state = reacher.interp.env(w.state)
-                resolvers = sorted({z.source for z in external
-                                    if evaluate(z.when, env_state)})
-                resolved = True
+    external = tuple(z for z in group if z.source not in rules
+                     and any(m.source in z.overrides for m in members))
+    return _Candidate(tuple(members), kind, rules, situation, tuple(resolvers), external)
+
+
+def _finding(ruleset: Ruleset, reacher: Reacher, cand: _Candidate, w: Witness,
+             resolvers: list[str], scan: Scan) -> Finding | None:
+    system = ruleset.system
+    members = list(cand.members)
     if w.reachable is None:
-        scan.undecided.append(Undecided(kind, rules, w.reason))
+        scan.undecided.append(Undecided(cand.kind, cand.rules, w.reason))
         return None
     if not w.reachable or w.trace is None or w.state is None:
         return None
@@ -276,15 +306,17 @@ def _analyse(ruleset: Ruleset, reacher: Reacher, env: Z3Env, steady: z3.BoolRef,
         raise AssertionError("witness does not show the situation")  # confirm() guarantees
     states = states_of(system, [m.when for m in members])
     read = set().union(*(lvars(m.when) for m in members))
-    situation_text = show_state(system, w.state, [n for n in visible(system) if n in read])
-    return Finding(kind, rules, states, _message(kind, members, states, situation_text,
-                                                 len(w.trace) - 1, resolvers),
-                   resolved, tuple(sorted(set(resolvers))), w.trace,
+    situation = show_state(system, w.state, [n for n in visible(system) if n in read])
+    held = tuple(sorted({st for n in read if (st := system.var(n).state) and final[n] > 0}))
+    message = _message(cand.kind, members, held, situation, len(w.trace) - 1, resolvers)
+    return Finding(cand.kind, cand.rules, states, message, bool(resolvers),
+                   tuple(sorted(set(resolvers))), w.trace,
                    _detail(ruleset, members, resolvers))
 
 
 def _message(kind: str, members: list[_Item], states: tuple[str, ...], situation: str,
              steps: int, resolvers: list[str]) -> str:
+    """`states`: the States the model has in the witness (the ones the rules require)."""
     model = members[0].model
     who = f"model {model!r}" if model else "a model"
     where = (f"{who} can be {' and '.join(states)}{' at once' if len(states) > 1 else ''}"

@@ -28,7 +28,7 @@ import yaml
 import z3  # noqa: TID251  (engines own their z3 contexts, DESIGN §2)
 
 from checker.interpret import Interpreter, State, evaluate, explore, replay
-from checker.model import Const, LExpr, Op, Property, System, V, lvars
+from checker.model import Const, LExpr, Op, Property, System, V, disj, lvars
 from checker.options import Options
 from checker.results import Finding, Status, Trace
 from checker.spec.lower import Ruleset
@@ -204,6 +204,33 @@ class Reacher:
         if key not in self._cache:
             self._cache[key] = self._witness(condition, at)
         return self._cache[key]
+
+    def witness_many(self, conditions: list[LExpr], at: At = "stable") -> list[Witness]:
+        """`witness` for each condition, batched: one query for "any of them", and each
+        witness found settles every pending condition its trace shows, so k reachable
+        conditions and the rest unreachable cost k + 1 queries (one unreachability proof
+        instead of one per condition). An undecided batch falls back to single queries."""
+        pending = [c for c in dict.fromkeys(conditions) if (c, at) not in self._cache]
+        while len(pending) > 1:
+            reachable, trace = _reach(self.system, disj(*pending), self.options, at,
+                                      self.explicit)
+            if reachable is False:
+                for c in pending:
+                    self._cache[(c, at)] = Witness(False)
+                pending = []
+            elif reachable is None or trace is None:
+                break
+            else:
+                settled = []
+                for c in pending:
+                    confirmed = self.confirm(trace, c, at)
+                    if confirmed is not None:
+                        self._cache[(c, at)] = Witness(True, *confirmed)
+                        settled.append(c)
+                if not settled:
+                    break
+                pending = [c for c in pending if c not in settled]
+        return [self.witness(c, at) for c in conditions]
 
     def _witness(self, condition: LExpr, at: At) -> Witness:
         reachable, trace = _reach(self.system, condition, self.options, at, self.explicit)

@@ -25,7 +25,7 @@ from checker.model import Property, System
 from checker.options import Options
 from checker.results import Method, PropertyResult, StopReason
 
-SAMPLE_LIMIT = 5000
+SAMPLE_LIMIT = 2000
 
 
 def sample_cache(system: System, options: Options) -> Samples:
@@ -61,12 +61,14 @@ def houdini(system: System, prop: Property, options: Options,
     ctx = enc.ctx
     states = (samples or sample_cache(system, options)).get()
     safe = z3.Not(enc.target(prop))
-    lemmas = enc.lexprs(candidates(enc.system, system, states))
+    mined = candidates(enc.system, system, states)
+    lemmas = enc.lexprs(mined)
     pool = [safe, *lemmas]
+    pool_next = [enc.at(safe, 1), *enc.lexprs(mined, 1)]     # the same at step 1
     # keep the candidates that hold in every initial state
     solver = make_solver(ctx, options)
     solver.add(enc.init)
-    alive = _filter(solver, enc, pool, list(range(len(pool))), budget, step=0)
+    alive = _filter(solver, enc, pool, pool, list(range(len(pool))), budget)
     if isinstance(alive, Outcome):
         return alive
     if 0 not in alive:
@@ -74,7 +76,7 @@ def houdini(system: System, prop: Property, options: Options,
                        "Houdini: the property fails in an initial state of the slice")
     solver = make_solver(ctx, options)
     solver.add(enc.domain, enc.trans)
-    alive = _filter(solver, enc, pool, alive, budget, step=1)
+    alive = _filter(solver, enc, pool, pool_next, alive, budget)
     if isinstance(alive, Outcome):
         return alive
     if 0 not in alive:
@@ -86,18 +88,19 @@ def houdini(system: System, prop: Property, options: Options,
                        f"1-induction strengthened with {len(kept) - 1} Houdini lemmas")
 
 
-def _filter(solver: Any, enc: Encoding, pool: list[Any], alive: list[int], budget: Budget,
-            *, step: int) -> list[int] | Outcome:
-    """Drop candidates until none fails. step 0: `solver` holds I(0) and each query asks
-    for an initial state falsifying an alive candidate; step 1: `solver` holds D(0) ∧
-    T(0,1), alive candidates are assumed at step 0 (through indicator literals) and each
-    query asks for a successor falsifying one of them (formulas.houdini_step)."""
+def _filter(solver: Any, enc: Encoding, pool: list[Any], checked: list[Any],
+            alive: list[int], budget: Budget) -> list[int] | Outcome:
+    """Drop candidates until none fails. Initiation (`checked is pool`): `solver` holds
+    I(0) and each query asks for an initial state falsifying an alive candidate.
+    Consecution: `solver` holds D(0) ∧ T(0,1), the alive candidates are assumed at step 0
+    (through indicator literals) and each query asks for a successor falsifying one of
+    them at step 1, `checked` (formulas.houdini_step)."""
     literals: dict[int, Any] = {}
-    if step == 1:
+    if checked is not pool:
         for i in alive:
             literals[i] = z3.Bool(f"_cand{i}", enc.ctx)
             solver.add(z3.Implies(literals[i], pool[i]))
-    moved = {i: enc.at(pool[i], step) for i in alive}
+    moved = {i: checked[i] for i in alive}
     while alive:
         solver.push()
         solver.add(z3.Or(*[z3.Not(moved[i]) for i in alive], enc.ctx))

@@ -6,8 +6,9 @@ variables of a (sliced) system that every sampled state satisfies — so the lis
 "filtered to the subset true on simulated states":
 
   - bounds            v >= lo, v <= hi            (tighter than the domain; v == c when lo == hi)
-  - conditional bounds x == c → y >= lo, x == c → y <= hi
-                      (covers ¬(A ∧ B) for States, A → B, flag → int == c, `_fired → _happened`)
+  - conditional bounds x == c → y >= lo, x == c → y <= hi, for variables x, y that one
+                      transition mentions together (covers ¬(A ∧ B) for States, A → B,
+                      flag → int == c, `_fired → _happened`)
   - stable bounds     stable → v >= lo, stable → v <= hi   (bookkeeping such as `_res`)
 
 The candidates are only hints: Houdini (`checker.engines.induction`) keeps the subset that
@@ -20,7 +21,7 @@ import random
 from collections.abc import Iterable
 
 from checker.interpret import Interpreter, State, compile_expr, reachable_states
-from checker.model import Const, LExpr, Op, System, V, stable
+from checker.model import Const, LExpr, Op, System, V, lvars, stable
 
 MAX_VALUES = 6          # a variable with more observed values is not used as a premise
 MAX_CANDIDATES = 4000
@@ -93,11 +94,14 @@ def candidates(sliced: System, full: System, states: Iterable[State]) -> list[LE
             out.append(_ge(n, lo))
         if hi < var.hi:
             out.append(_le(n, hi))
+    related = _related(sliced)
+    position = {n: i for i, n in enumerate(names)}
     for i, x in enumerate(names):
         if not 2 <= len(observed[i]) <= MAX_VALUES:
             continue
-        for j, y in enumerate(names):
-            if i == j or len(observed[j]) < 2:
+        for y in sorted(related.get(x, set()) - {x}, key=position.__getitem__):
+            j = position[y]
+            if len(observed[j]) < 2:
                 continue
             by_value: dict[int, list[int]] = {}
             for a, b in set(zip(cols[i], cols[j], strict=True)):
@@ -114,6 +118,24 @@ def candidates(sliced: System, full: System, states: Iterable[State]) -> list[LE
                 return out
     out += _stable_bounds(sliced, names, rows, observed)
     return out[:MAX_CANDIDATES]
+
+
+def _related(system: System) -> dict[str, set[str]]:
+    """x ~ y when one transition (or the property) mentions both: the pairs a conditional
+    bound is tried for (the graph's edges; unrelated variables rarely need a lemma, and all
+    pairs are quadratic in a 150-variable ruleset)."""
+    groups = [lvars(p.expr) for p in system.properties]
+    for t in (*system.events, *system.rules):
+        mentioned = set(lvars(t.guard))
+        for a in t.effects:
+            mentioned |= {a.var} | lvars(a.value)
+        groups.append(frozenset(mentioned))
+    groups += [frozenset({seen, *lvars(w)}) for seen, w in system.monitors]
+    out: dict[str, set[str]] = {}
+    for g in groups:
+        for x in g:
+            out.setdefault(x, set()).update(g)
+    return out
 
 
 def _stable_bounds(sliced: System, names: list[str], rows: list[tuple[int, ...]],

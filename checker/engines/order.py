@@ -139,22 +139,24 @@ def _rule_pairs(ruleset: Ruleset, reacher: Reacher, scan: Scan,
                 resolver: str) -> list[Finding]:
     system = ruleset.system
     env = Z3Env(system, reacher.options)
-    out: list[Finding] = []
+    peaks: list[tuple[Transition, Transition, LExpr]] = []
     for i, r1 in enumerate(system.rules):
         for r2 in system.rules[i + 1:]:
             if not _interact(r1, r2):
                 continue
-            rules = tuple(sorted({r1.source, r2.source}))
             cond = peak(system, r1, r2)
             status, _ = env.check(env.expr(cond))
-            if status == "unsat":
-                continue
-            if status != "sat":
-                scan.undecided.append(Undecided("order-dependence", rules, status))
-                continue
-            finding = _pair_finding(ruleset, reacher, scan, resolver, r1, r2, cond)
-            if finding is not None:
-                out.append(finding)
+            if status == "sat":
+                peaks.append((r1, r2, cond))
+            elif status != "unsat":
+                scan.undecided.append(Undecided("order-dependence",
+                                                tuple(sorted({r1.source, r2.source})), status))
+    reacher.witness_many([cond for _, _, cond in peaks], at="all")  # batched, then cached
+    out: list[Finding] = []
+    for r1, r2, cond in peaks:
+        finding = _pair_finding(ruleset, reacher, scan, resolver, r1, r2, cond)
+        if finding is not None:
+            out.append(finding)
     return out
 
 
@@ -311,12 +313,18 @@ def _modifier_sets(ruleset: Ruleset, reacher: Reacher, scan: Scan,
         if r != z3.sat and r != z3.unsat:
             scan.undecided.append(Undecided("order-dependence", tuple(sorted(
                 {m.source for m in mods})), f"{name}: unknown ({solver.reason_unknown()})"))
+        reacher.witness_many([_exactly(mods, members) for members in sets])
         for members in sorted(sets, key=lambda t: (len(t), t)):
             finding = _set_finding(ruleset, reacher, scan, resolver, stats[name], mods,
                                    list(members))
             if finding is not None:
                 out.append(finding)
     return out
+
+
+def _exactly(mods: list[Modifier], members: tuple[int, ...] | list[int]) -> LExpr:
+    """Exactly the modifiers `members` are active."""
+    return conj(*(m.when if i in members else neg(m.when) for i, m in enumerate(mods)))
 
 
 def _differing_orders(stat: Stat, mods: list[Modifier],
@@ -344,9 +352,7 @@ def _set_finding(ruleset: Ruleset, reacher: Reacher, scan: Scan, resolver: str, 
         if len(trial) >= 2 and _differing_orders(stat, trial, reacher.options,
                                                  system) is not None:
             core = trial
-    cond = conj(*(m.when for m in chosen),
-                *(neg(m.when) for i, m in enumerate(mods) if i not in members))
-    w = reacher.witness(cond)
+    w = reacher.witness(_exactly(mods, members))
     rules = tuple(sorted({m.source for m in core}))
     if w.reachable is None:
         scan.undecided.append(Undecided("order-dependence", rules, w.reason))

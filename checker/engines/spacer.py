@@ -14,6 +14,7 @@ UNKNOWN.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import z3  # noqa: TID251 - engines/ is one of the two packages allowed to import z3
 
@@ -78,9 +79,10 @@ def _since(start: float) -> int:
     return int((time.monotonic() - start) * 1000)
 
 
-def _depth(fp: object) -> int:
+def _depth(fp: Any) -> int:
+    """The length of Spacer's path to the target (z3-notes: rules along the trace - 2)."""
     try:
-        return max(0, len(fp.get_rules_along_trace()) - 2)  # type: ignore[attr-defined]
+        return max(0, len(fp.get_rules_along_trace()) - 2)
     except z3.Z3Exception:
         return 0
 

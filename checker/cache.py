@@ -49,7 +49,7 @@ def digest(*parts: str) -> str:
 
 def options_key(options: Options) -> str:
     return f"timeout={options.timeout_ms} rlimit={options.rlimit} seed={options.seed} " \
-           f"depth={options.max_depth} explicit={options.explicit_limit}"
+           f"depth={options.max_depth} explicit={options.explicit_limit}/{options.explicit_seconds}"
 
 
 class Cache:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -317,10 +318,10 @@ def replay(system: System, start: State, events: list[tuple[str, tuple[int, ...]
     interp = Interpreter(system)
     if start not in set(interp.initial_states()):
         raise InternalError("trace does not start in an initial state")
-    steps = [Step("", (), (), (), tuple(zip(interp.names, start, strict=True)))]
-    cur = start
-    visited = [start]
-    for event_id, inputs in events:
+    visited, cur, stuck = _resolve_from(interp, start)
+    fired0 = tuple(_fired_between(interp, visited))
+    steps = [Step("", (), fired0, (), tuple(zip(interp.names, cur, strict=True)))]
+    for event_id, inputs in events if not stuck else []:
         m = interp.macro_step(cur, event_id, inputs)
         steps.append(describe_step(interp, cur, m))
         visited.extend(m.micro)
@@ -435,7 +436,7 @@ class Verdicts:
 
 
 def explore_macro(system: System, props: Sequence[Property], *,
-                  max_states: int = 200_000) -> Verdicts:
+                  max_states: int = 200_000, max_seconds: float | None = None) -> Verdicts:
     """Breadth-first search over *macro* steps (an event and its whole resolution), for all
     `props` at once. A property is "hit" when a reachable state violates it (invariants) or
     satisfies it (reachability); the hit comes with the shortest event path to it, counted in
@@ -480,8 +481,12 @@ def explore_macro(system: System, props: Sequence[Property], *,
             queue.append((final, s0, []))
     combos = list(itertools.product(*(range(v.lo, v.hi + 1) for v in interp.inputs)))
     complete = True
+    deadline = None if max_seconds is None else time.monotonic() + max_seconds
     while queue:
         if len(hits) == len(props):
+            break
+        if deadline is not None and time.monotonic() > deadline:
+            complete = False
             break
         s, start, path = queue.popleft()
         for combo in combos:
@@ -510,6 +515,15 @@ def explore_macro(system: System, props: Sequence[Property], *,
             if not complete:
                 break
     return Verdicts(complete and not queue, len(parent), hits)
+
+
+def _fired_between(interp: Interpreter, states: list[State]) -> list[str]:
+    fired: list[str] = []
+    for a in states[:-1]:
+        rule = interp.first_enabled(a)
+        if rule is not None:
+            fired.append(rule.id)
+    return fired
 
 
 def _resolve_from(interp: Interpreter, s0: State) -> tuple[list[State], State, bool]:

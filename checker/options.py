@@ -12,6 +12,7 @@ class Options:
     seed: int = 0                    # solver seeds
     max_depth: int = 40              # BMC bound (event + micro steps)
     explicit_limit: int = 200_000    # explicit search: states before giving up
+    explicit_seconds: float = 60.0   # explicit search: time before giving up
     jobs: int = 1                    # worker processes
     use_cache: bool = True
     timings: bool = False            # show timings in reports (off: byte-identical output)

@@ -131,7 +131,8 @@ def check_properties(system: System, options: Options,
     from checker.engines.base import Kind, to_result
     from checker.interpret import explore_macro, replay
 
-    macro = explore_macro(system, system.properties, max_states=options.explicit_limit)
+    macro = explore_macro(system, system.properties, max_states=options.explicit_limit,
+                          max_seconds=options.explicit_seconds)
     results: list[PropertyResult] = []
     total = len(system.properties)
     for i, prop in enumerate(system.properties):

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import assume, given, settings
 from strategies import load_spec, rulesets
 
-from checker.engines import bmc, check_property, induction, spacer
+from checker.engines import bmc, check_property, induction, spacer, termination
 from checker.engines.base import Kind, Outcome, status_of
 from checker.engines.lemmas import Samples
 from checker.engines.session import Session
@@ -49,7 +49,8 @@ def run_engines(system: System, prop: Property, samples: Samples) -> dict[str, O
     return {"bmc": bmc.search(system, prop, OPTIONS, session),
             "1-induction": induction.one_induction(system, prop, OPTIONS, session),
             "houdini": induction.houdini(system, prop, OPTIONS, samples, session),
-            "spacer": spacer.prove(system, prop, OPTIONS, session)}
+            "spacer": spacer.prove(system, prop, OPTIONS, session),
+            "resolution-bound": termination.resolution_bound(system, prop, OPTIONS, session)}
 
 
 def agree(system: System) -> None:

@@ -4,6 +4,8 @@ replays, UNKNOWN with the reason when a limit stops the engines."""
 
 from __future__ import annotations
 
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +13,15 @@ import pytest
 import yaml
 from strategies import load_spec
 
-from checker.engines import bmc, check_all, check_property, explicit, induction, spacer
+from checker.engines import (
+    bmc,
+    check_all,
+    check_property,
+    explicit,
+    induction,
+    spacer,
+    termination,
+)
 from checker.engines.base import Kind
 from checker.interpret import explore
 from checker.model import Property, System
@@ -227,3 +237,24 @@ def test_results_carry_the_property_metadata(ident: str) -> None:
     result = check_property(system, p, OPTIONS)
     assert (result.id, result.kind, result.source, result.text) == (p.id, p.kind, p.source,
                                                                    p.text)
+
+
+def test_check_property_runs_in_a_worker_process() -> None:
+    """Everything a worker needs is picklable (no z3 term crosses), and a fresh process
+    gives the same result, certificate included."""
+    system = mini()
+    p = prop(system, "dead-terminal")
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        remote = pool.submit(check_property, system, p, OPTIONS).result()
+    assert remote == check_property(system, p, OPTIONS)
+
+
+def test_termination_by_a_bound_on_every_resolution(tmp_path: Path) -> None:
+    system = mini()
+    p = prop(system, "termination")
+    out = termination.resolution_bound(system, p, OPTIONS)
+    assert out.kind is Kind.UNREACHABLE and "within 4 micro steps" in out.detail
+    assert check_property(system, p, OPTIONS).method is Method.K_INDUCTION
+    looping = load_spec(tmp_path, LOOP)
+    out = termination.resolution_bound(looping, prop(looping, "termination"), OPTIONS)
+    assert out.kind is Kind.UNKNOWN and out.stop is StopReason.INCOMPLETE

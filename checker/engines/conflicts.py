@@ -108,7 +108,7 @@ def scan_conflicts(ruleset: Ruleset, options: Options) -> Scan:
              if w.reachable is False and c.external and not c.resolvers]
     second = dict(zip((id(c) for c in again),
                       reacher.witness_many([c.situation for c in again]), strict=True))
-    seen: set[tuple[str, tuple[str, ...], tuple[str, ...]]] = set()
+    kept: dict[tuple[str, tuple[str, ...], tuple[str, ...]], Finding] = {}
     for cand, w in zip(candidates, first, strict=True):
         resolvers = list(cand.resolvers)
         if id(cand) in second:
@@ -117,10 +117,11 @@ def scan_conflicts(ruleset: Ruleset, options: Options) -> Scan:
                 final = reacher.interp.env(w.state)
                 resolvers = sorted({z.source for z in cand.external if evaluate(z.when, final)})
         finding = _finding(ruleset, reacher, cand, w, resolvers, scan)
-        if finding is not None and (finding.kind, finding.rules, finding.states) not in seen:
-            seen.add((finding.kind, finding.rules, finding.states))
-            scan.findings.append(finding)
-    scan.findings.sort(key=lambda f: (f.kind, f.rules, f.states))
+        if finding is not None:  # one per rule set (models, decisions); unresolved first
+            key = (finding.kind, finding.rules, finding.states)
+            if key not in kept or (kept[key].resolved and not finding.resolved):
+                kept[key] = finding
+    scan.findings = sorted(kept.values(), key=lambda f: (f.kind, f.rules, f.states))
     return scan
 
 
@@ -171,6 +172,8 @@ def _muses(items: list[_Item], options: Options) -> tuple[list[tuple[int, ...]],
         s = z3.Solver(ctx=ctx)
         s.set("random_seed", options.seed)
         s.set("timeout", options.timeout_ms)
+        if options.rlimit:
+            s.set("rlimit", options.rlimit)
         return s
 
     sub = solver()

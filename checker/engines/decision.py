@@ -141,9 +141,8 @@ class ExplicitIndex:
         return ("fails" if self.complete else "limit"), None, None
 
     def _is_stable(self, s: State) -> bool:
-        if s not in self._stable:
-            self._stable[s] = self.interp.is_stable(s)
-        return self._stable[s]
+        return self._stable[s] if s in self._stable else \
+            self._stable.setdefault(s, self.interp.is_stable(s))
 
     def _path(self, s: State) -> tuple[State, Events]:
         events = frozenset(e.id for e in self.interp.system.events)
@@ -249,9 +248,8 @@ class Reacher:
         return Witness(True, confirmed[0], confirmed[1])
 
     def satisfies(self, state: State, condition: LExpr, at: At = "stable") -> bool:
-        if at == "stable" and not self.interp.is_stable(state):
-            return False
-        return bool(evaluate(condition, self.interp.env(state)))
+        return (at == "all" or self.interp.is_stable(state)) and \
+            bool(evaluate(condition, self.interp.env(state)))
 
     def confirm(self, trace: Trace, condition: LExpr, at: At) -> tuple[Trace, State] | None:
         """Replay `trace` and cut it after the first step that reaches a state satisfying
@@ -279,11 +277,8 @@ class Reacher:
 
     def _raw_inputs(self, shown: tuple[tuple[str, str], ...]) -> tuple[int, ...]:
         values = dict(shown)
-        out: list[int] = []
-        for v in self.interp.inputs:
-            s = values[v.name]
-            out.append(v.labels.index(s) if v.labels else int(s))
-        return tuple(out)
+        return tuple(v.labels.index(values[v.name]) if v.labels else int(values[v.name])
+                     for v in self.interp.inputs)
 
 
 # ============================================================================ z3
@@ -311,9 +306,9 @@ class Z3Env:
             self.vars[name] = z3.Int(name, self.ctx)
         return self.vars[name]
 
-    def domains(self, names: Iterable[str] | None = None) -> z3.BoolRef:
+    def domains(self) -> z3.BoolRef:
         parts = []
-        for n in sorted(self.vars if names is None else names):
+        for n in sorted(self.vars):
             v, x = self.system.var(n), self.var(n)
             parts.append(z3.And(x >= v.lo, x <= v.hi))
         return z3.And(*parts) if parts else z3.BoolVal(True, self.ctx)
@@ -370,10 +365,6 @@ def states_of(system: System, exprs: Iterable[LExpr]) -> tuple[str, ...]:
             if st:
                 names.add(st)
     return tuple(sorted(names))
-
-
-def states_of_vars(system: System, names: Iterable[str]) -> set[str]:
-    return {s for n in names if (s := system.var(n).state)}
 
 
 def meta_id(ruleset: Ruleset, resolves: str) -> str:

@@ -19,17 +19,18 @@ interpreter; a peak the resolution joins again is not a finding and the next rea
 peak is tried (`MAX_PEAKS`). Limit: after the first divergence the continuation is the
 spec order, so peaks only reachable through other orders are not visited.
 
-Stat modifiers — for each stat and model, one Z3 query over the state, the activity of
-each modifier (its `when`) and two permutations π, σ (position variables, `Distinct`):
-`apply_π(base) ≠ apply_σ(base)`, with halve rounding as the stat says. No permutation is
-enumerated; each distinct active set found is blocked and the query repeated. An active
-set must be reachable in a stable state (witness trace); the reported rules are a minimal
-subset, by deletion, whose own orders still disagree. `meta: resolves:
+Stat modifiers — per stat and model, each subset of its modifiers (at most
+`MAX_MODIFIERS`) is decided by one Z3 query over two permutations π, σ of the subset
+(position variables, `Distinct`): `apply_π(base) ≠ apply_σ(base)`, halves rounded as the
+stat says; no permutation is enumerated. A disagreeing subset counts where it is exactly
+the active set of a reachable stable state (witness trace); the reported rules are a
+minimal subset, by deletion, whose own orders still disagree. `meta: resolves:
 active-player-orders` marks every order-dependence as resolved by that meta entry.
 """
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import z3  # noqa: TID251  (engines own their z3 contexts, DESIGN §2)
@@ -43,7 +44,6 @@ from checker.engines.decision import (
     meta_id,
     show_state,
     states_of,
-    states_of_vars,
     visible,
 )
 from checker.interpret import Interpreter, State, evaluate
@@ -70,6 +70,7 @@ from checker.results import Finding
 from checker.spec.lower import Ruleset
 
 MAX_PEAKS = 4          # reachable peaks tried per rule pair before calling it undecided
+MAX_MODIFIERS = 10     # modifiers of one stat: every subset of them is decided
 
 
 def find_order_dependence(ruleset: Ruleset, options: Options) -> list[Finding]:
@@ -184,8 +185,8 @@ def _pair_finding(ruleset: Ruleset, reacher: Reacher, scan: Scan, resolver: str,
         if differ:
             changed = [n for n in shown if len({s[index[n]], one[0][index[n]],
                                                 two[0][index[n]]}) > 1]
-            states = tuple(sorted(set(states_of(system, [r1.guard, r2.guard]))
-                                  | states_of_vars(system, _writes(r1) | _writes(r2))))
+            written = [V(n) for n in sorted(_writes(r1) | _writes(r2))]
+            states = states_of(system, [r1.guard, r2.guard, *written])
             detail = [("order 1", _outcome(system, one, r2, changed)),
                       ("order 2", _outcome(system, two, r1, changed))]
             detail += [(r, cited(ruleset, r)) for r in rules if cited(ruleset, r)]
@@ -289,6 +290,9 @@ def _order(model: z3.ModelRef, pos: list[Any], members: list[int]) -> list[int]:
 
 def _modifier_sets(ruleset: Ruleset, reacher: Reacher, scan: Scan,
                    resolver: str) -> list[Finding]:
+    """Per stat and model: every set of modifiers whose orders disagree (decided
+    symbolically per set, arithmetic only) and that can be exactly the active set in a
+    stable state (Z3 over the domains, then reachability, batched)."""
     system = ruleset.system
     stats = {s.name: s for s in system.stats}
     groups: dict[tuple[str, str], list[Modifier]] = {}
@@ -298,23 +302,29 @@ def _modifier_sets(ruleset: Ruleset, reacher: Reacher, scan: Scan,
     for (name, _), mods in sorted(groups.items()):
         if len(mods) < 2 or name not in stats:
             continue
+        sources = tuple(sorted({m.source for m in mods}))
+        if len(mods) > MAX_MODIFIERS:
+            scan.undecided.append(Undecided("order-dependence", sources, f"{name}: more "
+                                            f"than {MAX_MODIFIERS} modifiers"))
+            continue
         env = Z3Env(system, reacher.options)
+        steady = env.expr(stable(system))
         active = [env.expr(m.when) for m in mods]
-        solver, _, _ = _two_orders(env, stats[name], mods, active)
-        solver.add(env.expr(stable(system)))
-        solver.add(env.domains())
         sets: list[tuple[int, ...]] = []
-        while (r := solver.check()) == z3.sat:
-            model = solver.model()
-            on = [z3.is_true(model.eval(a, model_completion=True)) for a in active]
-            sets.append(tuple(i for i, flag in enumerate(on) if flag))
-            solver.add(z3.Or(*(a != z3.BoolVal(flag, env.ctx)
-                               for a, flag in zip(active, on, strict=True))))
-        if r != z3.sat and r != z3.unsat:
-            scan.undecided.append(Undecided("order-dependence", tuple(sorted(
-                {m.source for m in mods})), f"{name}: unknown ({solver.reason_unknown()})"))
+        for k in range(2, len(mods) + 1):
+            for members in itertools.combinations(range(len(mods)), k):
+                chosen = [mods[i] for i in members]
+                if _differing_orders(stats[name], chosen, reacher.options, system) is None:
+                    continue
+                status, _ = env.check(z3.And(*(a if i in members else z3.Not(a)
+                                               for i, a in enumerate(active))), steady)
+                if status == "sat":
+                    sets.append(members)
+                elif status != "unsat":
+                    scan.undecided.append(Undecided("order-dependence", tuple(sorted(
+                        {m.source for m in chosen})), f"{name}: activity {status}"))
         reacher.witness_many([_exactly(mods, members) for members in sets])
-        for members in sorted(sets, key=lambda t: (len(t), t)):
+        for members in sets:
             finding = _set_finding(ruleset, reacher, scan, resolver, stats[name], mods,
                                    list(members))
             if finding is not None:

@@ -29,7 +29,7 @@ def resolution_bound(system: System, prop: Property, options: Options,
     if prop.kind != "termination" or system.res_var not in {v.name for v in system.vars}:
         return unknown(Method.K_INDUCTION, StopReason.INCOMPLETE,
                        "resolution bound: not a termination property")
-    budget = Budget(options.timeout_ms // 4)       # a cheap first try, not the fallback
+    budget = Budget(options.timeout_ms)
     enc = session_for(system, prop, session).full()
     solver = make_solver(enc.ctx, options)
     solver.add(enc.domain, enc.cur[system.res_var] == 0)

@@ -92,7 +92,7 @@ class SourceText:
             ratio = matcher.ratio()
             if ratio > best_ratio:
                 best, best_ratio = s.text, ratio
-        return best
+        return re.sub(r"^[•*\-]\s+", "", best)  # a bullet mark is layout, not the rule
 
     def sentences_in(self, start: int, end: int) -> list[Sentence]:
         return [s for s in self.sentences if s.start < end and start < s.end]

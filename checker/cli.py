@@ -44,7 +44,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--rlimit", type=int, default=0, help="Z3 resource limit per query "
                    "(repeatable across machines; 0 = none)")
     c.add_argument("--max-depth", type=int, default=40, help="bounded search depth")
-    c.add_argument("--jobs", type=int, default=1, help="worker processes")
+    c.add_argument("--jobs", type=int, default=1,
+                   help="worker processes (accepted, not used yet: checks run in one process)")
     c.add_argument("--no-cache", action="store_true", help="re-check everything")
     c.add_argument("--timings", action="store_true", help="show timings in the reports")
     c.add_argument("--allow-unknown", action="store_true",

@@ -106,8 +106,13 @@ def _check_fresh(ruleset: Ruleset, options: Options,
     start = time.perf_counter()
     props = check_properties(ruleset.system, options, progress=_bind(progress, ruleset.id))
     found = findings.from_properties(ruleset, props)
-    found += conflicts.find_conflicts(ruleset, options)
-    found += order.find_order_dependence(ruleset, options)
+    for scan in (conflicts.scan_conflicts(ruleset, options), order.scan_order(ruleset, options)):
+        found += scan.findings
+        # a candidate the engines could not decide is an UNKNOWN result, never "no finding"
+        props += [PropertyResult(f"{u.kind}:{'+'.join(u.rules)}", u.kind, Status.UNKNOWN, None,
+                                 u.reason, None, (), u.rules[0] if u.rules else "",
+                                 f"possible {u.kind} between {', '.join(u.rules)}")
+                  for u in scan.undecided]
     found.sort(key=lambda f: (f.kind, f.rules, f.states))
     result = RulesetResult(ruleset.id, props, found, time.perf_counter() - start)
     return CheckedRuleset(ruleset, result, coverage(ruleset))

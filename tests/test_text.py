@@ -228,9 +228,9 @@ def test_match_lines_and_spans_on_crlf_text() -> None:
     ("Model is Flying and becomes Crouched: Flying is canceled",     # a table row
      "Model is Flying and becomes Crouched\tFlying is automatically canceled"),
     ("Flying is canceled if the model becomes Crouched",
-     "• Flying State is automatically canceled if the model becomes Crouched."),
+     "Flying State is automatically canceled if the model becomes Crouched."),
     ("May only declare Assist, Dodge or Nothing as its Action.",
-     "• May only declare Assist (targeting self), Dodge, or Nothing as its Action or Reaction."),
+     "May only declare Assist (targeting self), Dodge, or Nothing as its Action or Reaction."),
 ])
 def test_closest_passage_for_a_misquote(eldfall: SourceText, quote: str, passage: str) -> None:
     assert eldfall.closest(quote) == passage

@@ -16,6 +16,7 @@ import yaml
 
 from checker.options import Options
 from checker.pipeline import CheckedRuleset, check_ruleset
+from checker.results import FINDING_KINDS
 from checker.spec.load import load_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,7 +38,8 @@ def expected(name: str) -> dict[str, Any]:
 @pytest.mark.parametrize("name", RULESETS)
 def test_property_verdicts(name: str) -> None:
     want = {pid: e["status"] for pid, e in expected(name)["properties"].items()}
-    got = {p.id: p.status.value for p in checked(name).result.properties}
+    got = {p.id: p.status.value for p in checked(name).result.properties
+           if p.kind not in FINDING_KINDS}   # undecided finding candidates: see next test
     assert got == want
 
 
@@ -56,7 +58,7 @@ def test_findings(name: str) -> None:
 @pytest.mark.parametrize("name", RULESETS)
 def test_no_unknown_and_every_trace_replayed(name: str) -> None:
     c = checked(name)
-    assert [p.id for p in c.result.properties if p.status.value == "unknown"] == []
+    assert [(p.id, p.reason) for p in c.result.properties if p.status.value == "unknown"] == []
     for p in c.result.properties:
         if p.trace is not None:
             assert p.trace.replayed

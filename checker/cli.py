@@ -15,6 +15,9 @@ from pathlib import Path
 
 from checker import __version__
 from checker.errors import CheckerError, SpecError
+from checker.options import Options
+
+TIMEOUT_S = Options.timeout_ms / 1000     # default per-engine, per-property time limit
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 255
 
@@ -39,8 +42,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report")
     c.add_argument("--sarif", type=Path, metavar="FILE", help="write SARIF 2.1.0")
     c.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
-    c.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
-                   help="per property and engine (default 20)")
+    c.add_argument("--timeout", type=float, default=TIMEOUT_S, metavar="SECONDS",
+                   help="per property and engine (default %(default)g)")
     c.add_argument("--rlimit", type=int, default=0, help="Z3 resource limit per query "
                    "(repeatable across machines; 0 = none)")
     c.add_argument("--max-depth", type=int, default=40, help="bounded search depth")
@@ -59,14 +62,14 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("paths", nargs="*", type=Path, default=[Path("spec")])
     b.add_argument("--output", type=Path, default=Path("spec/ruleproof-baseline.json"),
                    metavar="FILE", help="(default: spec/ruleproof-baseline.json)")
-    b.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS")
+    b.add_argument("--timeout", type=float, default=TIMEOUT_S, metavar="SECONDS")
     df = sub.add_parser("diff", help="what a change to a ruleset does (semantic diff)")
     df.add_argument("old", type=Path, nargs="?", help="old spec file or folder")
     df.add_argument("new", type=Path, help="new spec file or folder")
     df.add_argument("--rev", metavar="REV", help="compare NEW against itself at git revision "
                     "REV (then OLD is not given)")
     df.add_argument("--json", type=Path, metavar="FILE", help="write the diff as JSON")
-    df.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS")
+    df.add_argument("--timeout", type=float, default=TIMEOUT_S, metavar="SECONDS")
     d = sub.add_parser("drift", help="check a spec's quotes against a new source text")
     d.add_argument("spec", type=Path)
     d.add_argument("--source", type=Path, required=True, metavar="TEXT",
@@ -177,7 +180,6 @@ def _drift(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from checker.options import Options
     from checker.pipeline import check, load_all
 
     options = Options(timeout_ms=int(args.timeout * 1000), rlimit=args.rlimit,
@@ -232,7 +234,6 @@ def _without_findings(run: object) -> object:
 
 def _baseline(args: argparse.Namespace) -> int:
     from checker.errata import baseline
-    from checker.options import Options
     from checker.pipeline import check
     from checker.report.write import write_text_atomic
 
@@ -248,7 +249,6 @@ def _diff(args: argparse.Namespace) -> int:
     import tempfile
 
     from checker.errata.diff import diff_runs
-    from checker.options import Options
     from checker.pipeline import check
 
     options = Options(timeout_ms=int(args.timeout * 1000))

@@ -66,8 +66,9 @@ def search(system: System, prop: Property, options: Options, session: Session | 
             below, probe = k, max(1, 2 * k)
     if hit is None:
         what = "violation" if prop.mode == "invariant" else "witness"
+        bound = " (max_depth)" if depth == options.max_depth else ""
         return unknown(Method.BMC, StopReason.BOUND_REACHED,
-                       f"no {what} within {depth} steps (max_depth)")
+                       f"no {what} within {depth} steps{bound}")
     while hit[0] - below > 1:                        # bisect: the least satisfiable depth
         k = (below + hit[0]) // 2
         answer, why, model = query(k)

@@ -1,10 +1,15 @@
 """`check_property(system, prop, options)`: the engines composed, cheapest first.
 
 Invariants: 1-induction on the cone (for `termination`, then a bound on the length of
-every resolution, `checker.engines.termination`) → BMC on the full system (shortest
-counterexample) → Houdini on the cone → Spacer on the cone (certificate re-checked) → if
+every resolution, `checker.engines.termination`) → BMC on the full system up to
+`SHALLOW_DEPTH` steps → Houdini on the cone, at most `HOUDINI_QUICK_ROUNDS`
+counterexamples to induction (a deterministic cap) → BMC from there to `max_depth` →
+Spacer on the cone (certificate re-checked) → Houdini resumed without the cap → if
 Spacer saw the target deeper than the BMC bound, BMC again up to that depth.
-Reachability properties: BMC (a witness) first, then the same proofs of unreachability.
+Reachability properties: the shallow BMC (a witness) comes before 1-induction; the rest is
+the same. Unrolling the full bound is the costly part on a large system, and most
+decision-point candidates are unreachable, so it comes after the cheap proofs. Traces
+stay shortest: the deep BMC starts where the shallow one found nothing.
 PROVED comes only from an induction, Houdini or Spacer certificate (or, in `check_all`,
 from a finished explicit search); VIOLATED only with a replayed trace, or from such a
 proof for a reachability property; everything else is UNKNOWN with every engine's reason.
@@ -27,6 +32,8 @@ from checker.results import Method, PropertyResult, Status
 
 Progress = Callable[[str, int, int], None]     # (property id, done, total)
 SPACER_DEPTH_FACTOR = 4                        # how far past max_depth to chase a Spacer path
+SHALLOW_DEPTH = 8      # BMC this deep before the proofs; the rest of max_depth after them
+HOUDINI_QUICK_ROUNDS = 30   # first Houdini attempt; the unbounded one comes after Spacer
 
 
 def decide(system: System, prop: Property, options: Options,
@@ -35,14 +42,16 @@ def decide(system: System, prop: Property, options: Options,
     All engines share one `Session` (one z3 context) for this property."""
     session = Session(system, prop)
 
-    def bmc_search(s: System, p: Property, o: Options) -> Outcome:
-        return bmc.search(s, p, o, session)
-
     def one_induction(s: System, p: Property, o: Options) -> Outcome:
         return induction.one_induction(s, p, o, session)
 
+    lemmas = induction.Houdini(system, prop, options, samples, session)
+
+    def houdini_quick(s: System, p: Property, o: Options) -> Outcome:
+        return lemmas.run(max_rounds=HOUDINI_QUICK_ROUNDS)
+
     def houdini(s: System, p: Property, o: Options) -> Outcome:
-        return induction.houdini(s, p, o, samples, session)
+        return lemmas.run()          # resumes where the quick attempt stopped
 
     def bounded(s: System, p: Property, o: Options) -> Outcome:
         return termination.resolution_bound(s, p, o, session)
@@ -52,21 +61,33 @@ def decide(system: System, prop: Property, options: Options,
 
     Engine = Callable[[System, Property, Options], Outcome]
     found, proved = Kind.FOUND, Kind.UNREACHABLE
-    plan: list[tuple[Engine, Kind]]
-    if prop.mode == "invariant":      # a cheap proof first, then the shortest counterexample
-        plan = [(one_induction, proved), (bmc_search, found)]
+    shallow = min(SHALLOW_DEPTH, options.max_depth)
+
+    def bmc_shallow(s: System, p: Property, o: Options) -> Outcome:
+        return bmc.search(s, p, o, session, max_depth=shallow)
+
+    def bmc_deep(s: System, p: Property, o: Options) -> Outcome:
+        return bmc.search(s, p, o, session, min_depth=shallow + 1)
+
+    # cheap proofs and shallow searches first; the deep unrolling (the costly part on a
+    # large system) only when they leave the property open. Shortest traces either way:
+    # `bmc_deep` starts where `bmc_shallow` found nothing.
+    plan: list[tuple[Engine, Kind]] = [(bmc_shallow, found), (one_induction, proved)]
+    if prop.mode == "invariant":
+        plan.reverse()                # an invariant is usually 1-inductive: try that first
         if prop.kind == "termination":
             plan.insert(1, (bounded, proved))
-    else:                             # a witness first, then proofs that there is none
-        plan = [(bmc_search, found), (one_induction, proved)]
-    plan += [(houdini, proved), (spacer_prove, proved)]
+    plan.append((houdini_quick, proved))
+    if options.max_depth > shallow:
+        plan.append((bmc_deep, found))
+    plan += [(spacer_prove, proved), (houdini, proved)]
     tried: list[Outcome] = []
     for engine, wanted in plan:
         out = engine(system, prop, options)
         if out.kind is wanted:
             return out
         tried.append(out)
-    hint = tried[-1].depth_hint
+    hint = max(t.depth_hint for t in tried if t.method is Method.SPACER)
     if hint > options.max_depth:
         deeper = bmc.search(system, prop, options, session, min_depth=options.max_depth + 1,
                             max_depth=min(hint, SPACER_DEPTH_FACTOR * options.max_depth))

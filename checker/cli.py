@@ -47,6 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--rlimit", type=int, default=0, help="Z3 resource limit per query "
                    "(repeatable across machines; 0 = none)")
     c.add_argument("--max-depth", type=int, default=40, help="bounded search depth")
+    c.add_argument("--explicit-limit", type=int, default=Options.explicit_limit, metavar="N",
+                   help="explicit search gives up after N states (default %(default)d)")
     c.add_argument("--jobs", type=int, default=1,
                    help="worker processes (accepted, not used yet: checks run in one process)")
     c.add_argument("--no-cache", action="store_true", help="re-check everything")
@@ -183,7 +185,8 @@ def _check(args: argparse.Namespace) -> int:
     from checker.pipeline import check, load_all
 
     options = Options(timeout_ms=int(args.timeout * 1000), rlimit=args.rlimit,
-                      max_depth=args.max_depth, jobs=max(1, args.jobs),
+                      max_depth=args.max_depth, explicit_limit=max(1, args.explicit_limit),
+                      jobs=max(1, args.jobs),
                       use_cache=not args.no_cache, timings=args.timings)
     load_all(args.paths)  # all input errors surface before any work or any write
     from checker.report import render_all

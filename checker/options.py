@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Options:
-    timeout_ms: int = 30_000        # per property and engine; UNKNOWN (timeout) past it
+    timeout_ms: int = 60_000        # per property and engine; UNKNOWN (timeout) past it
     rlimit: int = 0                  # Z3 resource limit per query (0 = none); repeatable in CI
     seed: int = 0                    # solver seeds
     max_depth: int = 40              # BMC bound (event + micro steps)

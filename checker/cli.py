@@ -71,6 +71,8 @@ def _parser() -> argparse.ArgumentParser:
     df.add_argument("--rev", metavar="REV", help="compare NEW against itself at git revision "
                     "REV (then OLD is not given)")
     df.add_argument("--json", type=Path, metavar="FILE", help="write the diff as JSON")
+    df.add_argument("--html", type=Path, default=Path("reports"), metavar="DIR",
+                    help="folder of the HTML diff page DIR/diff.html (default: reports/)")
     df.add_argument("--timeout", type=float, default=TIMEOUT_S, metavar="SECONDS")
     d = sub.add_parser("drift", help="check a spec's quotes against a new source text")
     d.add_argument("spec", type=Path)
@@ -277,16 +279,20 @@ def _diff(args: argparse.Namespace) -> int:
             subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
             rel = args.new.resolve().relative_to(root.resolve())
             old_run = check([Path(tmp) / rel], options)
+            old_label = f"{rel} at {args.rev}"
     else:
         if args.old is None:
             print("ruleproof: error[usage]: give OLD and NEW, or --rev REV NEW", file=sys.stderr)
             return EXIT_USAGE
         old_run = check([args.old], options)
+        old_label = str(args.old)
     new_run = check([args.new], options)
     result = diff_runs(old_run, new_run)
-    from checker.report.diff import render_diff
+    from checker.report.diff import diff_page, render_diff
 
-    render_diff(result, json_path=args.json)
+    page = diff_page(result, old_run, new_run, options, old_label=old_label,
+                     new_label=str(args.new))
+    render_diff(result, json_path=args.json, html_path=args.html / "diff.html", page=page)
     return EXIT_FAIL if result.introduces_problems else EXIT_OK
 
 

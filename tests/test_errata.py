@@ -52,7 +52,8 @@ def test_diff_heal_clears_dead(tmp_path: Path, capsys: pytest.CaptureFixture[str
     old = _tree(tmp_path, "old", MINI)
     new = _tree(tmp_path, "new", MINI.replace("events:\n", "events:\n" + HEAL, 1))
     out_json = tmp_path / "diff.json"
-    assert main(["diff", str(old), str(new), "--json", str(out_json)]) == 1
+    assert main(["diff", str(old), str(new), "--json", str(out_json),
+                 "--html", str(tmp_path / "page")]) == 1
     out = capsys.readouterr().out
     assert "terminal 'dead-terminal': proved → violated" in out
     assert "events 'heal' added" in out and "events 'die' added" in out
@@ -61,6 +62,11 @@ def test_diff_heal_clears_dead(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert ("dead-terminal", "proved", "violated") in flipped
     assert ("state-reachable:Dead", "violated", "proved") in flipped
     assert data["introduces_problems"] is True
+    page = (tmp_path / "page" / "diff.html").read_text("utf-8")
+    assert "fails the gate" in page and "Counterexample in the new version" in page
+    assert "<code>dead-terminal</code>: proved → <strong>violated</strong>" in page
+    assert "Reachable only in the new version." in page     # Dead, through the new heal
+    assert "<code>heal</code></td><td>added" in page
 
 
 def test_baseline_accepts_known_findings_and_fails_on_new(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from checker.coverage import Coverage
@@ -640,3 +640,29 @@ def property_message(kind: str, status: Status, claim: str, trace: TraceView | N
     why = explanation(kind, status, trace, reason, relevant)
     head = f"{status_label(kind, status)}: '{claim}'"
     return f"{head} — {why}" if why else head
+
+
+class _Unlinked(_Builder):
+    """Views for a page that does not carry the ruleset's rules and rulebook text (the
+    diff page): no in-page links to rules or sentences."""
+
+    def rule_anchor(self, ident: str) -> str | None:
+        return None
+
+    def quotes(self, ident: str) -> tuple[QuoteView, ...]:
+        return tuple(replace(q, sentences=()) for q in super().quotes(ident))
+
+
+class Views:
+    """Finding and trace views of one checked ruleset, outside its own report page."""
+
+    def __init__(self, checked: CheckedRuleset, options: Options,
+                 base: Path | None = None) -> None:
+        self._b = _Unlinked(checked, options, base if base is not None else Path.cwd())
+        self.spec_file, self.source_file = self._b.spec_file, self._b.source_file
+
+    def finding(self, f: Finding) -> FindingView:
+        return self._b.finding(f)
+
+    def trace(self, trace: Trace | None) -> TraceView | None:
+        return self._b.trace(trace)

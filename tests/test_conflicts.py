@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from checker import findings as property_findings
 from checker.engines import conflicts, decision
 from checker.engines.conflicts import _Item, _muses, find_conflicts, scan_conflicts
+from checker.errors import InternalError
 from checker.interpret import Interpreter, evaluate, explore, replay
 from checker.model import TRUE
 from checker.options import Options
@@ -270,6 +271,27 @@ def test_marco_enumerates_every_minimal_conflict(case: tuple[int, list[frozenset
     found, reason = _muses(items(allowed, size), OPTIONS)
     assert reason == ""
     assert found == brute_muses(allowed, size)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.integers(1, 4).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.frozensets(st.integers(0, n - 1)), min_size=1, max_size=6))))
+def test_every_clash_z3_reports_passes_the_independent_confirmation(
+        case: tuple[int, list[frozenset[int]]]) -> None:
+    size, allowed = case
+    its = items(allowed, size)
+    found, _ = _muses(its, OPTIONS)
+    for mus in found:
+        conflicts.confirm_clash([its[i] for i in mus])       # raises if not a real clash
+
+
+def test_the_independent_confirmation_rejects_a_non_clash_and_a_non_minimal_one() -> None:
+    its = items([frozenset({0, 1}), frozenset({1}), frozenset({0}), frozenset({0})], 2)
+    with pytest.raises(InternalError, match="not confirmed"):
+        conflicts.confirm_clash([its[0], its[1]])            # value 1 satisfies both
+    with pytest.raises(InternalError, match="not minimal"):
+        conflicts.confirm_clash([its[1], its[2], its[3]])    # {1} and {0} clash alone
+    conflicts.confirm_clash([its[1], its[2]])
 
 
 def test_a_four_rule_conflict_is_found_beyond_the_size_three_scan() -> None:

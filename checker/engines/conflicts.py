@@ -49,6 +49,7 @@ from checker.engines.decision import (
     states_of,
     visible,
 )
+from checker.errors import InternalError
 from checker.interpret import evaluate
 from checker.model import Constraint, LExpr, System, conj, lvars, neg, stable
 from checker.options import Options
@@ -307,6 +308,7 @@ def _finding(ruleset: Ruleset, reacher: Reacher, cand: _Candidate, w: Witness,
     final = reacher.interp.env(w.state)
     if not all(evaluate(m.when, final) for m in members):
         raise AssertionError("witness does not show the situation")  # confirm() guarantees
+    confirm_clash(members)
     states = states_of(system, [m.when for m in members])
     read = set().union(*(lvars(m.when) for m in members))
     situation = show_state(system, w.state, [n for n in visible(system) if n in read])
@@ -315,6 +317,27 @@ def _finding(ruleset: Ruleset, reacher: Reacher, cand: _Candidate, w: Witness,
     return Finding(cand.kind, cand.rules, states, message, bool(resolvers),
                    tuple(sorted(set(resolvers))), w.trace,
                    _detail(ruleset, members, resolvers))
+
+
+def confirm_clash(members: list[_Item]) -> None:
+    """Independently of z3, confirm that the clash is real and minimal: the members (all
+    active in the witness state, checked above) leave their decision or fact no allowed
+    value, and without any one of them some value is allowed. A clash that fails this is
+    a bug in the engine (`InternalError`), never a finding."""
+    def left(items: list[_Item]) -> frozenset[int]:
+        values = frozenset(range(items[0].size))
+        for it in items:
+            values &= it.allowed
+        return values
+
+    if len({m.var for m in members}) != 1 or left(members):
+        raise InternalError(f"conflict {[m.ident for m in members]} is not confirmed by "
+                            "the interpreter: some value satisfies every rule")
+    for i in range(len(members)):
+        rest = members[:i] + members[i + 1:]
+        if rest and not left(rest):
+            raise InternalError(f"conflict {[m.ident for m in members]} is not minimal: "
+                                f"it holds without {members[i].ident}")
 
 
 def _message(kind: str, members: list[_Item], states: tuple[str, ...], situation: str,

@@ -10,6 +10,7 @@ state. BMC's counterexamples are shortest: as long as explicit search's, in step
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -54,6 +55,8 @@ def run_engines(system: System, prop: Property, samples: Samples) -> dict[str, O
 
 
 def agree(system: System) -> None:
+    TALLY["rulesets"] += 1
+    TALLY["properties"] += len(system.properties)
     samples = Samples(system, limit=OPTIONS.explicit_limit, seed=0)
 
     for prop in system.properties:
@@ -102,10 +105,15 @@ def test_engines_agree_with_explicit_search(text: str) -> None:
     agree(system)
 
 
+LONG_EXAMPLES = int(os.environ.get("RULEPROOF_LONG_EXAMPLES", "10000"))
+
+
 @pytest.mark.slow
-@settings(max_examples=400, deadline=None, derandomize=True)
+@settings(max_examples=LONG_EXAMPLES, deadline=None, derandomize=True)
 @given(rulesets())
 def test_engines_agree_with_explicit_search_many(text: str) -> None:
+    """The long profile: `pytest -m slow tests/test_differential.py` (10,000 rulesets;
+    RULEPROOF_LONG_EXAMPLES=N for another count). Prints the tally at the end."""
     system = _load(text)
     assume(_initially_stable(system))
     agree(system)

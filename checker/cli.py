@@ -190,13 +190,13 @@ def _check(args: argparse.Namespace) -> int:
                       max_depth=args.max_depth, explicit_limit=max(1, args.explicit_limit),
                       jobs=max(1, args.jobs),
                       use_cache=not args.no_cache, timings=args.timings)
-    load_all(args.paths)  # all input errors surface before any work or any write
+    rulesets = load_all(args.paths)  # all input errors surface before any work or write
     from checker.report import render_all
     from checker.report.terminal import TerminalProgress
 
     color = not args.no_color and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     with TerminalProgress(enabled=color) as progress:
-        run = check(args.paths, options, progress=progress.update)
+        run = check(args.paths, options, progress=progress.update, rulesets=rulesets)
     outputs = {"html": args.html, "json": args.json, "sarif": args.sarif, "junit": args.junit}
     render_all(run, options, outputs, color=color)
     if args.baseline is not None:
@@ -208,33 +208,26 @@ def _gate_with_baseline(run: object, args: argparse.Namespace) -> int:
     from checker.diagnostics import CODES, Severity
     from checker.errata import baseline
     from checker.pipeline import Run
+    from checker.results import Status
 
     assert isinstance(run, Run)
     comparison = baseline.compare(run, baseline.load(args.baseline))
     for rid, f in comparison.new:
         print(f"new finding not in the baseline: {rid}: {f.kind}: {', '.join(f.rules)} — "
               f"{f.message}")
+    for rid, p in comparison.new_violations:
+        print(f"new violation not in the baseline: {rid}: {p.kind} {p.id!r} — {p.text}")
     for e in comparison.gone:
         print(f"baseline entry no longer occurs (remove it): {e.ruleset}: {e.summary}")
-    print(f"baseline: {comparison.accepted} accepted, {len(comparison.new)} new, "
+    new = len(comparison.new) + len(comparison.new_violations)
+    print(f"baseline: {comparison.accepted} accepted, {new} new, "
           f"{len(comparison.gone)} no longer occurring")
     failing_new = [f for _, f in comparison.new
                    if CODES[f.code].severity is Severity.ERROR or args.strict]
-    verdicts = _exit_code(_without_findings(run), allow_unknown=args.allow_unknown,
-                          strict=args.strict)
-    if failing_new or verdicts == EXIT_FAIL:
+    if failing_new or comparison.new_violations:
         return EXIT_FAIL
-    return verdicts
-
-
-def _without_findings(run: object) -> object:
-    from checker.pipeline import CheckedRuleset, Run
-    from checker.results import RulesetResult
-
-    assert isinstance(run, Run)
-    return Run([CheckedRuleset(c.ruleset, RulesetResult(c.result.ruleset, c.result.properties,
-                                                        [], c.result.seconds), c.coverage)
-                for c in run.checked])
+    unknown = any(p.status is Status.UNKNOWN for c in run.checked for p in c.result.properties)
+    return EXIT_UNKNOWN if unknown and not args.allow_unknown else EXIT_OK
 
 
 def _baseline(args: argparse.Namespace) -> int:
@@ -299,7 +292,7 @@ def _diff(args: argparse.Namespace) -> int:
 def _exit_code(run: object, *, allow_unknown: bool, strict: bool) -> int:
     from checker.diagnostics import CODES, Severity
     from checker.pipeline import Run
-    from checker.results import Status
+    from checker.results import GATED_KINDS, Status
 
     assert isinstance(run, Run)
     failed = unknown = False
@@ -307,9 +300,7 @@ def _exit_code(run: object, *, allow_unknown: bool, strict: bool) -> int:
         for p in c.result.properties:
             if p.status is Status.UNKNOWN:
                 unknown = True
-            elif p.status is Status.VIOLATED and p.kind in ("always", "never", "terminal",
-                                                            "no-stacking", "cap",
-                                                            "reachable"):
+            elif p.status is Status.VIOLATED and p.kind in GATED_KINDS:
                 failed = True
         for f in c.result.findings:
             if f.resolved:

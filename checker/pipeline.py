@@ -186,6 +186,8 @@ def _bind(progress: Progress | None, ruleset: str) -> Callable[[str, int, int], 
     return lambda item, done, total: progress(ruleset, item, done, total)
 
 
-def check(paths: list[Path], options: Options, progress: Progress | None = None) -> Run:
-    rulesets = load_all(paths)
-    return Run([check_ruleset(r, options, progress) for r in rulesets])
+def check(paths: list[Path], options: Options, progress: Progress | None = None, *,
+          rulesets: list[Ruleset] | None = None) -> Run:
+    """Load (unless `rulesets` are given, already loaded from `paths`) and check."""
+    loaded = load_all(paths) if rulesets is None else rulesets
+    return Run([check_ruleset(r, options, progress) for r in loaded])

@@ -108,6 +108,11 @@ class Finding:
         return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
+# property kinds whose violation fails a gate (the others are reachability sanity checks,
+# reported as findings such as unreachable-state or dead-rule)
+GATED_KINDS = ("always", "never", "terminal", "no-stacking", "cap", "reachable", "ruling")
+
+
 @dataclass
 class RulesetResult:
     ruleset: str

@@ -104,3 +104,34 @@ def test_drift_reports_the_changed_sentence(tmp_path: Path,
     new_text.write_text(text, "utf-8")
     assert main(["drift", str(spec / "eldfall.yaml"), "--source", str(new_text)]) == 1
     assert "0 no longer match" in capsys.readouterr().out
+
+
+def test_baseline_accepts_a_known_violation_and_fails_on_a_new_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    healed = MINI.replace("events:\n", "events:\n" + HEAL, 1)
+    spec = _tree(tmp_path, "cur", healed)
+    base = tmp_path / "baseline.json"
+    reports = tmp_path / "r"
+    assert main(["check", str(spec), "--html", str(reports), "--no-color"]) == 1  # Dead heals
+    assert main(["baseline", str(spec), "--output", str(base)]) == 0
+    accepted = json.loads(base.read_text("utf-8"))["findings"]
+    assert [e["summary"].split(" — ")[0] for e in accepted if e["kind"] ==
+            "violated-property"] == ["terminal 'dead-terminal' is violated"]
+    capsys.readouterr()
+    assert main(["check", str(spec), "--html", str(reports), "--baseline", str(base),
+                 "--no-color"]) == 0
+    # the errata is withdrawn: the accepted violation no longer occurs (and is listed)
+    (spec / "eldfall.yaml").write_text(MINI, "utf-8")
+    capsys.readouterr()
+    assert main(["check", str(spec), "--html", str(reports), "--baseline", str(base),
+                 "--no-color"]) == 0
+    assert "baseline entry no longer occurs (remove it): eldfall: terminal 'dead-terminal'" \
+        in capsys.readouterr().out
+    # a baseline of the pre-errata version does not accept the violation the errata brings
+    assert main(["baseline", str(spec), "--output", str(base)]) == 0
+    (spec / "eldfall.yaml").write_text(healed, "utf-8")
+    capsys.readouterr()
+    assert main(["check", str(spec), "--html", str(reports), "--baseline", str(base),
+                 "--no-color"]) == 1
+    assert "new violation not in the baseline: eldfall: terminal 'dead-terminal'" in \
+        capsys.readouterr().out

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import pytest
 
 from checker.interpret import explore
 from checker.spec.load import load_ruleset
@@ -73,3 +76,29 @@ def test_ruling_breaks_without_the_override(tmp_path: Path) -> None:
     result = explore(system, ruling)
     assert result.verdict == "fails" and result.path is not None
     assert [e for e, _ in result.path][-2:] in (["panic", "engage"], ["engage", "panic"])
+
+
+def test_check_fails_when_a_pinned_ruling_breaks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """`check` re-verifies every pinned ruling and exits 1 when one no longer holds."""
+    from checker.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rules.txt").write_text(TEXT, "utf-8")
+    args = ["check", "s.yaml", "--html", "r", "--json", "out.json", "--no-color"]
+
+    def ruling_status() -> str:
+        data = json.loads((tmp_path / "out.json").read_text("utf-8"))
+        return next(p["status"] for p in data["rulesets"][0]["properties"]
+                    if p["id"] == "panicked-engaged-idle-dodge")
+
+    (tmp_path / "s.yaml").write_text(SPEC % "", "utf-8")
+    main(args)
+    assert ruling_status() == "proved"
+    capsys.readouterr()
+    (tmp_path / "s.yaml").write_text(SPEC.replace("    overrides: [panicked-run%s]\n", ""),
+                                     "utf-8")          # the errata drops the override
+    assert main(args) == 1
+    assert ruling_status() == "violated"
+    out = capsys.readouterr().out
+    assert "s.yaml:28:5: error[RP501]: violated" in out      # the ruling's own line

@@ -381,10 +381,10 @@ def meta_id(ruleset: Ruleset, resolves: str) -> str:
 
 
 def cited(ruleset: Ruleset, element: str) -> str:
-    """`“quote” (file:line)` for a spec element, or '' when it cites nothing."""
+    """`“quote” (rulebook line N)` for a spec element, or "" when it cites nothing."""
     for c in ruleset.citations:
         if c.element == element:
-            return f"“{c.quote}” ({ruleset.source_file}:{c.line})"
+            return f"“{c.quote}” (rulebook line {c.line})"  # no path: cached results move
     return ""
 
 

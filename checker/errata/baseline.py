@@ -1,8 +1,14 @@
 """Baselines of accepted findings: a file beside the specs listing each accepted finding's
-fingerprint with one readable line, so that `check --baseline` fails only on new ones."""
+fingerprint with one readable line, so that `check --baseline` fails only on new ones.
+
+A property the ruleset violates as written (the rulebook contradicts its own promise, and
+the rules writer knows) can be accepted the same way: it is listed with the fingerprint
+of (ruleset, property id) and kind `violated-property`. An UNKNOWN result is never
+accepted by a baseline (only `--allow-unknown` lets it pass)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,7 +17,7 @@ from typing import Any
 from checker.diagnostics import Diagnostic, Location
 from checker.errors import SpecError
 from checker.pipeline import Run
-from checker.results import Finding
+from checker.results import GATED_KINDS, Finding, PropertyResult, Status
 
 FORMAT_VERSION = 1
 
@@ -24,10 +30,25 @@ class Entry:
     summary: str
 
 
+VIOLATED = "violated-property"
+
+
 def entries(run: Run) -> list[Entry]:
     out = [Entry(f.fingerprint(c.ruleset.id), c.ruleset.id, f.kind, _summary(f))
            for c in run.checked for f in c.result.findings if not f.resolved]
+    out += [Entry(property_fingerprint(c.ruleset.id, p), c.ruleset.id, VIOLATED,
+                  f"{p.kind} {p.id!r} is violated — {p.text or p.id}")
+            for c in run.checked for p in violations(c.result.properties)]
     return sorted(out, key=lambda e: (e.ruleset, e.kind, e.fingerprint))
+
+
+def violations(props: list[PropertyResult]) -> list[PropertyResult]:
+    """The violated properties that fail a gate."""
+    return [p for p in props if p.status is Status.VIOLATED and p.kind in GATED_KINDS]
+
+
+def property_fingerprint(ruleset: str, p: PropertyResult) -> str:
+    return hashlib.sha256(f"{ruleset}|property|{p.id}".encode()).hexdigest()[:16]
 
 
 def _summary(f: Finding) -> str:
@@ -38,8 +59,9 @@ def _summary(f: Finding) -> str:
 
 def dumps(items: list[Entry]) -> str:
     data = {"format_version": FORMAT_VERSION,
-            "comment": "Findings accepted for now; 'ruleproof check --baseline' fails only on "
-                       "findings not listed here. Regenerate with 'ruleproof baseline'.",
+            "comment": "Findings and violated properties accepted for now; 'ruleproof check "
+                       "--baseline' fails only on ones not listed here. Regenerate with "
+                       "'ruleproof baseline'.",
             "findings": [e.__dict__ for e in items]}
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
@@ -65,6 +87,7 @@ class Comparison:
     new: tuple[tuple[str, Finding], ...]       # (ruleset, finding) not in the baseline
     accepted: int
     gone: tuple[Entry, ...]                    # baseline entries that no longer occur
+    new_violations: tuple[tuple[str, PropertyResult], ...] = ()
 
 
 def compare(run: Run, baseline: list[Entry]) -> Comparison:
@@ -72,5 +95,7 @@ def compare(run: Run, baseline: list[Entry]) -> Comparison:
     current = {e.fingerprint for e in entries(run)}
     new = tuple((c.ruleset.id, f) for c in run.checked for f in c.result.findings
                 if not f.resolved and f.fingerprint(c.ruleset.id) not in known)
+    broken = tuple((c.ruleset.id, p) for c in run.checked for p in violations(c.result.properties)
+                   if property_fingerprint(c.ruleset.id, p) not in known)
     gone = tuple(e for e in baseline if e.fingerprint not in current)
-    return Comparison(new, len(current & known), gone)
+    return Comparison(new, len(current & known), gone, broken)

@@ -413,7 +413,13 @@ class _Typed:
     sort: str                       # "bool" | "int" | "enum" | "label"
     labels: tuple[str, ...] = ()
     label: str = ""
-    fix: str | None = None          # for a label: did-you-mean, should it be an unknown name
+    known: tuple[str, ...] = ()     # for a label: the names a did-you-mean picks from
+
+    @property
+    def fix(self) -> str | None:
+        """Did-you-mean for a label that turns out to be an unknown name (computed only
+        then: most labels are fine, and difflib over every name is not cheap)."""
+        return _did_you_mean(self.label, list(self.known)) if self.known else None
 
 
 def _did_you_mean(name: str, options: list[str]) -> str | None:
@@ -641,8 +647,7 @@ def _ref(ctx: _Ctx, ref: ast.Ref, model: str | None) -> _Typed:
                              "rule) say which one", f"write '{ctx.models[0]}.{name}'")
         return _var_typed(ctx.vars[ctx.q(owner, name)])
     if len(ref.parts) == 1:
-        return _Typed(Const(0), "label", label=name,
-                      fix=_did_you_mean(name, ctx.known_names()))
+        return _Typed(Const(0), "label", label=name, known=tuple(ctx.known_names()))
     raise _TypeError("RP203", f"unknown name {str(ref)!r}",
                      _did_you_mean(name, ctx.known_names()))
 

@@ -215,8 +215,10 @@ def _gate_with_baseline(run: object, args: argparse.Namespace) -> int:
     for rid, f in comparison.new:
         print(f"new finding not in the baseline: {rid}: {f.kind}: {', '.join(f.rules)} — "
               f"{f.message}")
+    rulesets = {c.ruleset.id: c.ruleset for c in run.checked}
     for rid, p in comparison.new_violations:
-        print(f"new violation not in the baseline: {rid}: {p.kind} {p.id!r} — {p.text}")
+        print(f"new violation not in the baseline: {rid}: {p.kind} {p.id!r} — "
+              f"{baseline.claim(rulesets[rid], p)}")
     for e in comparison.gone:
         print(f"baseline entry no longer occurs (remove it): {e.ruleset}: {e.summary}")
     new = len(comparison.new) + len(comparison.new_violations)

@@ -18,6 +18,7 @@ from checker.diagnostics import Diagnostic, Location
 from checker.errors import SpecError
 from checker.pipeline import Run
 from checker.results import GATED_KINDS, Finding, PropertyResult, Status
+from checker.spec.lower import Ruleset
 
 FORMAT_VERSION = 1
 
@@ -37,9 +38,15 @@ def entries(run: Run) -> list[Entry]:
     out = [Entry(f.fingerprint(c.ruleset.id), c.ruleset.id, f.kind, _summary(f))
            for c in run.checked for f in c.result.findings if not f.resolved]
     out += [Entry(property_fingerprint(c.ruleset.id, p), c.ruleset.id, VIOLATED,
-                  f"{p.kind} {p.id!r} is violated — {p.text or p.id}")
+                  f"{p.kind} {p.id!r} is violated — {claim(c.ruleset, p)}")
             for c in run.checked for p in violations(c.result.properties)]
     return sorted(out, key=lambda e: (e.ruleset, e.kind, e.fingerprint))
+
+
+def claim(ruleset: Ruleset, p: PropertyResult) -> str:
+    """What the property promises, in the rulebook's words when it cites them."""
+    quote = next((c.quote for c in ruleset.citations if c.element == p.source), None)
+    return quote or p.text or p.id
 
 
 def violations(props: list[PropertyResult]) -> list[PropertyResult]:

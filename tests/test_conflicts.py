@@ -134,12 +134,15 @@ def test_findings_are_deterministic() -> None:
 
 
 def test_eldfall_pair_messages_quote_the_rules() -> None:
+    text = (CORPUS / "rules.txt").read_text("utf-8").splitlines()
+    line_no = next(i for i, line in enumerate(text, 1)
+                      if "The Shrouded model retains 360° Line of Sight" in line)
     found = find_conflicts(load("fact-contradiction"), OPTIONS)
     (f,) = found
     assert "Blinded and Shrouded" in f.message and "los = none" in f.message
     quotes = dict(f.detail)
     assert "no Line of Sight (except to itself)" in quotes["blinded-no-los"]
-    assert "rules.txt:" in quotes["shrouded-360-los"]
+    assert quotes["shrouded-360-los"].endswith(f"(rulebook line {line_no})")
 
 
 def test_resolved_conflicts_name_what_resolves_them() -> None:

@@ -191,13 +191,21 @@ def _check(args: argparse.Namespace) -> int:
                       jobs=max(1, args.jobs),
                       use_cache=not args.no_cache, timings=args.timings)
     rulesets = load_all(args.paths)  # all input errors surface before any work or write
+    accepted: frozenset[str] = frozenset()
+    if args.baseline is not None:
+        from checker.errata import baseline
+
+        accepted = frozenset(e.fingerprint for e in baseline.load(args.baseline))
     from checker.report import render_all
     from checker.report.terminal import TerminalProgress
 
     color = not args.no_color and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     with TerminalProgress(enabled=color) as progress:
         run = check(args.paths, options, progress=progress.update, rulesets=rulesets)
-    outputs = {"html": args.html, "json": args.json, "sarif": args.sarif, "junit": args.junit}
+    from checker.report.render import Outputs
+
+    outputs = Outputs(html=args.html, json=args.json, sarif=args.sarif, junit=args.junit,
+                      accepted=accepted)
     render_all(run, options, outputs, color=color)
     if args.baseline is not None:
         return _gate_with_baseline(run, args)

@@ -73,6 +73,9 @@ class PropertyResult:
     seconds: float = 0.0
     invariant: str = ""                           # the certificate, when an inductive proof
 
+    def fingerprint(self, ruleset: str) -> str:
+        return property_fingerprint(ruleset, self.id)
+
 
 FINDING_KINDS = ("fact-contradiction", "forbidden-obligation", "no-legal-action",
                  "order-dependence", "non-termination", "dead-rule", "unreachable-state",
@@ -111,6 +114,11 @@ class Finding:
 # property kinds whose violation fails a gate (the others are reachability sanity checks,
 # reported as findings such as unreachable-state or dead-rule)
 GATED_KINDS = ("always", "never", "terminal", "no-stacking", "cap", "reachable", "ruling")
+
+
+def property_fingerprint(ruleset: str, property_id: str) -> str:
+    """What a baseline accepts a violated property by: ruleset and property id."""
+    return hashlib.sha256(f"{ruleset}|property|{property_id}".encode()).hexdigest()[:16]
 
 
 @dataclass

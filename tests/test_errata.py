@@ -120,6 +120,9 @@ def test_baseline_accepts_a_known_violation_and_fails_on_a_new_one(
     capsys.readouterr()
     assert main(["check", str(spec), "--html", str(reports), "--baseline", str(base),
                  "--no-color"]) == 0
+    out = capsys.readouterr().out      # accepted items are counted, not listed again
+    assert "error[" not in out and "warning[" not in out
+    assert f"{len(accepted)} accepted in the baseline, not listed again" in out
     # the errata is withdrawn: the accepted violation no longer occurs (and is listed)
     (spec / "eldfall.yaml").write_text(MINI, "utf-8")
     capsys.readouterr()
@@ -135,3 +138,16 @@ def test_baseline_accepts_a_known_violation_and_fails_on_a_new_one(
                  "--no-color"]) == 1
     assert "new violation not in the baseline: eldfall: terminal 'dead-terminal'" in \
         capsys.readouterr().out
+
+
+def test_a_bad_baseline_is_refused_before_anything_is_written(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = _tree(tmp_path, "cur", MINI)
+    reports = tmp_path / "r"
+    assert main(["check", str(spec), "--html", str(reports), "--baseline",
+                 str(tmp_path / "missing.json")]) == 2
+    assert "RP101" in capsys.readouterr().err and not reports.exists()
+    (tmp_path / "bad.json").write_text("{\"format_version\": 7}", "utf-8")
+    assert main(["check", str(spec), "--html", str(reports), "--baseline",
+                 str(tmp_path / "bad.json")]) == 2
+    assert "RP201" in capsys.readouterr().err and not reports.exists()

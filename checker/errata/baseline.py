@@ -8,7 +8,6 @@ accepted by a baseline (only `--allow-unknown` lets it pass)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,7 +54,7 @@ def violations(props: list[PropertyResult]) -> list[PropertyResult]:
 
 
 def property_fingerprint(ruleset: str, p: PropertyResult) -> str:
-    return hashlib.sha256(f"{ruleset}|property|{p.id}".encode()).hexdigest()[:16]
+    return p.fingerprint(ruleset)
 
 
 def _summary(f: Finding) -> str:

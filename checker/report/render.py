@@ -45,6 +45,8 @@ class Outputs:
     terminal: bool = True
     stream: TextIO | None = None          # the terminal report's stream (stdout by default)
     dot: str | None = None                # Graphviz's dot (default: found on PATH)
+    accepted: frozenset[str] = frozenset()  # baseline fingerprints: counted, not listed,
+    #                                         on the terminal (the files keep everything)
 
     @classmethod
     def of(cls, outputs: Outputs | Mapping[str, Path | None]) -> Outputs:
@@ -69,7 +71,8 @@ def render_all(run: Run, options: Options, outputs: Outputs | Mapping[str, Path 
     written = write_files(data, out)
     if out.terminal:
         stream = out.stream if out.stream is not None else sys.stdout
-        terminal.print_report(data, terminal.console_for(stream, color=color), written)
+        terminal.print_report(data, terminal.console_for(stream, color=color), written,
+                              accepted=out.accepted)
 
 
 def write_files(data: ReportData, outputs: Outputs) -> list[str]:

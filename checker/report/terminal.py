@@ -33,6 +33,7 @@ from checker.report.data import (
     RulesetView,
     steps_text,
 )
+from checker.results import property_fingerprint
 
 STYLES = {"ok": "green", "bad": "bold red", "unknown": "bold yellow", "note": "dim",
           "error": "bold red", "warning": "yellow", "where": "bold", "quote": "cyan"}
@@ -61,16 +62,29 @@ class TerminalReporter:
     def __init__(self, console: Console) -> None:
         self.console = console
 
-    def report(self, data: ReportData, written: list[str]) -> None:
+    def report(self, data: ReportData, written: list[str],
+               accepted: frozenset[str] = frozenset()) -> None:
+        """`accepted`: fingerprints of baseline entries, counted but not listed."""
         width = max((len(r.id) for r in data.rulesets), default=0)
         for r in data.rulesets:
             self.console.print(self.summary(r, width))
+        hidden = 0
         for r in data.rulesets:
             for p in r.properties:
-                if p.code is not None:
+                if p.code is None:
+                    continue
+                if p.status == "violated" and property_fingerprint(r.id, p.id) in accepted:
+                    hidden += 1
+                else:
                     self._property(p)
             for f in r.open_findings:
-                self._finding(f, r.source_file)
+                if f.fingerprint in accepted:
+                    hidden += 1
+                else:
+                    self._finding(f, r.source_file)
+        if hidden:
+            self.console.print(Text(f"{hidden} accepted in the baseline, not listed again "
+                                    "(they are in the HTML/JSON reports)", "dim"))
         for line in written:
             self.console.print(Text(line))
 
@@ -130,10 +144,11 @@ class TerminalReporter:
         self._quotes(f.citations, source)
 
 
-def print_report(data: ReportData, console: Console, written: list[str]) -> None:
+def print_report(data: ReportData, console: Console, written: list[str], *,
+                 accepted: frozenset[str] = frozenset()) -> None:
     """Print `data` to `console`; `written` lines ("report: reports/index.html") go last."""
     reporter = TerminalReporter(console)
-    reporter.report(data, written)
+    reporter.report(data, written, accepted)
 
 
 # ============================================================================ live progress

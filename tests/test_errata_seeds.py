@@ -301,6 +301,10 @@ def test_baseline_then_check_errata(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out.splitlines()
     assert f"baseline: {len(accepted)} accepted, 0 new, 0 no longer occurring" in out
     assert not [line for line in out if line.startswith("new ")]
+    # accepted items are counted, not listed again
+    assert not [line for line in out if "error[" in line or "warning[" in line]
+    assert f"{len(accepted)} accepted in the baseline, not listed again (they are in the " \
+        "HTML/JSON reports)" in out
 
     # errata 4: nothing new; the resolved clash is the one baseline entry that no longer
     # occurs; the gate passes

@@ -12,10 +12,14 @@ import os
 import sys
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from checker import __version__
 from checker.errors import CheckerError, SpecError
 from checker.options import Options
+
+if TYPE_CHECKING:
+    from checker.errata.baseline import Entry
 
 TIMEOUT_S = Options.timeout_ms / 1000     # default per-engine, per-property time limit
 
@@ -191,11 +195,11 @@ def _check(args: argparse.Namespace) -> int:
                       jobs=max(1, args.jobs),
                       use_cache=not args.no_cache, timings=args.timings)
     rulesets = load_all(args.paths)  # all input errors surface before any work or write
-    accepted: frozenset[str] = frozenset()
-    if args.baseline is not None:
+    accepted = None
+    if args.baseline is not None:   # a bad baseline is bad input too: before any work
         from checker.errata import baseline
 
-        accepted = frozenset(e.fingerprint for e in baseline.load(args.baseline))
+        accepted = baseline.load(args.baseline)
     from checker.report import render_all
     from checker.report.terminal import TerminalProgress
 
@@ -205,21 +209,21 @@ def _check(args: argparse.Namespace) -> int:
     from checker.report.render import Outputs
 
     outputs = Outputs(html=args.html, json=args.json, sarif=args.sarif, junit=args.junit,
-                      accepted=accepted)
+                      accepted=frozenset(e.fingerprint for e in accepted or ()))
     render_all(run, options, outputs, color=color)
-    if args.baseline is not None:
-        return _gate_with_baseline(run, args)
+    if accepted is not None:
+        return _gate_with_baseline(run, accepted, args)
     return _exit_code(run, allow_unknown=args.allow_unknown, strict=args.strict)
 
 
-def _gate_with_baseline(run: object, args: argparse.Namespace) -> int:
+def _gate_with_baseline(run: object, accepted: list[Entry], args: argparse.Namespace) -> int:
     from checker.diagnostics import CODES, Severity
     from checker.errata import baseline
     from checker.pipeline import Run
     from checker.results import Status
 
     assert isinstance(run, Run)
-    comparison = baseline.compare(run, baseline.load(args.baseline))
+    comparison = baseline.compare(run, accepted)
     for rid, f in comparison.new:
         print(f"new finding not in the baseline: {rid}: {f.kind}: {', '.join(f.rules)} — "
               f"{f.message}")
@@ -302,16 +306,13 @@ def _diff(args: argparse.Namespace) -> int:
 def _exit_code(run: object, *, allow_unknown: bool, strict: bool) -> int:
     from checker.diagnostics import CODES, Severity
     from checker.pipeline import Run
-    from checker.results import GATED_KINDS, Status
+    from checker.results import Status, gate_violations
 
     assert isinstance(run, Run)
     failed = unknown = False
     for c in run.checked:
-        for p in c.result.properties:
-            if p.status is Status.UNKNOWN:
-                unknown = True
-            elif p.status is Status.VIOLATED and p.kind in GATED_KINDS:
-                failed = True
+        unknown = unknown or any(p.status is Status.UNKNOWN for p in c.result.properties)
+        failed = failed or bool(gate_violations(c.result.properties))
         for f in c.result.findings:
             if f.resolved:
                 continue

@@ -116,6 +116,11 @@ class Finding:
 GATED_KINDS = ("always", "never", "terminal", "no-stacking", "cap", "reachable", "ruling")
 
 
+def gate_violations(props: list[PropertyResult]) -> list[PropertyResult]:
+    """The violated properties that fail a gate."""
+    return [p for p in props if p.status is Status.VIOLATED and p.kind in GATED_KINDS]
+
+
 def property_fingerprint(ruleset: str, property_id: str) -> str:
     """What a baseline accepts a violated property by: ruleset and property id."""
     return hashlib.sha256(f"{ruleset}|property|{property_id}".encode()).hexdigest()[:16]

@@ -16,7 +16,7 @@ from typing import Any
 from checker.diagnostics import Diagnostic, Location
 from checker.errors import SpecError
 from checker.pipeline import Run
-from checker.results import GATED_KINDS, Finding, PropertyResult, Status
+from checker.results import Finding, PropertyResult, gate_violations
 from checker.spec.lower import Ruleset
 
 FORMAT_VERSION = 1
@@ -36,9 +36,9 @@ VIOLATED = "violated-property"
 def entries(run: Run) -> list[Entry]:
     out = [Entry(f.fingerprint(c.ruleset.id), c.ruleset.id, f.kind, _summary(f))
            for c in run.checked for f in c.result.findings if not f.resolved]
-    out += [Entry(property_fingerprint(c.ruleset.id, p), c.ruleset.id, VIOLATED,
+    out += [Entry(p.fingerprint(c.ruleset.id), c.ruleset.id, VIOLATED,
                   f"{p.kind} {p.id!r} is violated — {claim(c.ruleset, p)}")
-            for c in run.checked for p in violations(c.result.properties)]
+            for c in run.checked for p in gate_violations(c.result.properties)]
     return sorted(out, key=lambda e: (e.ruleset, e.kind, e.fingerprint))
 
 
@@ -46,15 +46,6 @@ def claim(ruleset: Ruleset, p: PropertyResult) -> str:
     """What the property promises, in the rulebook's words when it cites them."""
     quote = next((c.quote for c in ruleset.citations if c.element == p.source), None)
     return quote or p.text or p.id
-
-
-def violations(props: list[PropertyResult]) -> list[PropertyResult]:
-    """The violated properties that fail a gate."""
-    return [p for p in props if p.status is Status.VIOLATED and p.kind in GATED_KINDS]
-
-
-def property_fingerprint(ruleset: str, p: PropertyResult) -> str:
-    return p.fingerprint(ruleset)
 
 
 def _summary(f: Finding) -> str:
@@ -101,7 +92,8 @@ def compare(run: Run, baseline: list[Entry]) -> Comparison:
     current = {e.fingerprint for e in entries(run)}
     new = tuple((c.ruleset.id, f) for c in run.checked for f in c.result.findings
                 if not f.resolved and f.fingerprint(c.ruleset.id) not in known)
-    broken = tuple((c.ruleset.id, p) for c in run.checked for p in violations(c.result.properties)
-                   if property_fingerprint(c.ruleset.id, p) not in known)
+    broken = tuple((c.ruleset.id, p) for c in run.checked
+                   for p in gate_violations(c.result.properties)
+                   if p.fingerprint(c.ruleset.id) not in known)
     gone = tuple(e for e in baseline if e.fingerprint not in current)
     return Comparison(new, len(current & known), gone, broken)

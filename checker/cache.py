@@ -1,9 +1,11 @@
 """Result cache, keyed by content hashes, so an unchanged re-run does no solving.
 
 Two levels: a whole ruleset's results keyed by everything that can change them (the spec
-text, the source text, the run options and the ruleset version of ruleproof), and single
-property results keyed by the property's cone of influence, so editing one rule re-checks
-only the properties it can affect. Entries are JSON files under `.ruleproof-cache/`; a
+text, the source text, the run options and the code of ruleproof), and single property
+proofs keyed by the content of the property's cone of influence (`cone_key`), so editing
+one rule re-proves only the properties whose cone contains it (`cone_proof` says which
+results carry over; the conflict and order engines' reachability queries are properties
+too, and are cached the same way). Entries are JSON files under `.ruleproof-cache/`; a
 corrupt or foreign entry is ignored (and overwritten), never trusted.
 """
 
@@ -14,13 +16,17 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from checker import __version__
 from checker.options import Options
 
+if TYPE_CHECKING:
+    from checker.model import Property, System
+    from checker.results import PropertyResult
+
 CACHE_DIR = Path(".ruleproof-cache")
-SCHEMA = 1
+SCHEMA = 2
 
 
 def _code_fingerprint() -> str:
@@ -83,3 +89,59 @@ class Cache:
             os.replace(tmp, path)
         except OSError:
             return  # a read-only or full disk only costs speed, never correctness
+
+
+# ============================================================ per property: cone of influence
+
+def canonical(system: System) -> str:
+    """A deterministic text of everything in `system` (its `meta` set sorted: a frozenset's
+    repr depends on the process's hash seed). Source locations are not in the IR, so moving
+    or reindenting a rule does not change it."""
+    import dataclasses
+    return repr(dataclasses.replace(system, meta=frozenset())) + repr(sorted(system.meta))
+
+
+def cone_key(system: System, prop: Property, options: Options) -> str:
+    """The key of `prop`'s result: the content of its cone of influence (the slice every
+    proof engine works on, `checker.graph.analyze.cone`), the property and the options."""
+    from checker.graph.analyze import cone
+    return digest("property", canonical(cone(system, prop)), repr(prop), options_key(options))
+
+
+def cone_proof(result: PropertyResult) -> bool:
+    """Is `result` a proof made on the cone (1-induction, Houdini, Spacer), and so valid for
+    every system with the same cone? Those are the only results cached per property.
+
+    Everything else depends on the whole system and is recomputed after an edit: a
+    counterexample or witness (a rule outside the cone can block a path, or unblock a
+    shorter one, so neither the trace nor its shortness would carry over), an exhaustive
+    explicit search (its proof covers the whole system), and UNKNOWN."""
+    from checker.results import Method, Status
+    return (result.status in (Status.PROVED, Status.VIOLATED) and result.trace is None
+            and result.method in (Method.K_INDUCTION, Method.SPACER))
+
+
+def lookup(system: System, prop: Property, options: Options) -> PropertyResult | None:
+    """`prop`'s cached cone proof, if `options.cache_dir` is set and it has one."""
+    if not options.cache_dir:
+        return None
+    from checker.codec import property_from
+    hit = Cache(Path(options.cache_dir)).get(cone_key(system, prop, options))
+    if hit is None:
+        return None
+    try:
+        result = property_from(hit)
+    except (KeyError, TypeError, ValueError):
+        return None      # damaged: recompute (and overwrite)
+    return result if cone_proof(result) else None
+
+
+def store(system: System, prop: Property, options: Options, result: PropertyResult) -> None:
+    """Keep `result` under `prop`'s cone key, if it is a cone proof (`cone_proof`)."""
+    if not options.cache_dir or not cone_proof(result):
+        return
+    import dataclasses
+
+    from checker.codec import property_to
+    Cache(Path(options.cache_dir)).put(cone_key(system, prop, options),
+                                       property_to(dataclasses.replace(result, seconds=0.0)))

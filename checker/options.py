@@ -15,4 +15,6 @@ class Options:
     explicit_seconds: float = 60.0   # explicit search: time before giving up
     jobs: int = 1                    # worker processes
     use_cache: bool = True
+    cache_dir: str = ""              # per-property cache (cone of influence); "" = off. Set
+    #   by the pipeline when `use_cache`; engines called directly never write a cache
     timings: bool = False            # show timings in reports (off: byte-identical output)

@@ -85,6 +85,8 @@ def check_ruleset(ruleset: Ruleset, options: Options,
     from checker.codec import ruleset_result_from, ruleset_result_to
 
     cache = Cache(enabled=options.use_cache)
+    if options.use_cache:
+        options = replace(options, cache_dir=str(cache.root))
     key = digest("ruleset", ruleset.id, ruleset.spec_text, ruleset.source.text,
                  options_key(options))
     hit = cache.get(key)
@@ -136,7 +138,11 @@ def check_properties(system: System, options: Options,
     from checker.engines.base import Kind, to_result
     from checker.interpret import explore_macro, replay
 
-    macro = explore_macro(system, system.properties, max_states=options.explicit_limit,
+    from checker import cache
+
+    known = {p.id: cache.lookup(system, p, options) for p in system.properties}
+    todo = [p for p in system.properties if known[p.id] is None]
+    macro = explore_macro(system, todo, max_states=options.explicit_limit,
                           max_seconds=options.explicit_seconds)
     results: list[PropertyResult] = []
     total = len(system.properties)
@@ -144,6 +150,10 @@ def check_properties(system: System, options: Options,
         if progress is not None:
             progress(prop.id, i, total)
         began = time.perf_counter()
+        cached = known[prop.id]
+        if cached is not None:     # a proof on an unchanged cone of influence
+            results.append(cached)
+            continue
         hit = macro.hits.get(prop.id)
         reach = prop.mode == "reachable"
         if hit is not None:
@@ -174,6 +184,7 @@ def check_properties(system: System, options: Options,
             result = engines.check_property(system, prop, options)
         if options.timings:
             result = replace(result, seconds=time.perf_counter() - began)
+        cache.store(system, prop, options, result)
         results.append(result)
     if progress is not None:
         progress("", total, total)

@@ -107,11 +107,19 @@ def _undecided(tried: list[Outcome]) -> Outcome:
 
 def check_property(system: System, prop: Property, options: Options, *,
                    samples: Samples | None = None) -> PropertyResult:
-    """Decide `prop` on `system` with the symbolic engines (module docstring)."""
+    """Decide `prop` on `system` with the symbolic engines (module docstring). A proof
+    made earlier on the same cone of influence is reused when `options.cache_dir` is set
+    (`checker.cache.lookup`)."""
+    from checker import cache
     start = time.perf_counter()
+    hit = cache.lookup(system, prop, options)
+    if hit is not None:
+        return hit
     outcome = decide(system, prop, options, samples)
     seconds = time.perf_counter() - start if options.timings else 0.0
-    return to_result(prop, outcome, seconds)
+    result = to_result(prop, outcome, seconds)
+    cache.store(system, prop, options, result)
+    return result
 
 
 def check_all(system: System, options: Options, *,

@@ -1,0 +1,144 @@
+"""The per-property cache: a proof is reused exactly when the property's cone of influence
+is unchanged, and never changes a verdict.
+
+The scenario uses docs/example-mini.yaml. Its rule `crouched-cancels-flying` writes only
+the Flying State, and nothing but the Flying properties reads Flying; so editing that rule
+must re-prove `no-stacking:Flying` and reuse every other proof. (Read from the spec, not
+from the tool: no event guard, rule or property other than Flying's mentions Flying.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from checker import cache, pipeline
+from checker.options import Options
+from checker.results import Method, PropertyResult, Status, Step, Trace
+
+ROOT = Path(__file__).resolve().parent.parent
+PROOFS = {"dead-terminal", "hp-bounded", "no-stacking:Crouched", "no-stacking:Flying",
+          "no-stacking:Incapacitated", "no-stacking:Dead", "no-stacking:Bleeding"}
+
+
+@pytest.fixture
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "spec").mkdir()
+    (tmp_path / "seeds").mkdir()
+    shutil.copy(ROOT / "docs" / "example-mini.yaml", tmp_path / "spec" / "mini.yaml")
+    shutil.copy(ROOT / "seeds" / "eldfall-states.txt", tmp_path / "seeds")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _edit_rule(spec: Path) -> None:
+    text = spec.read_text(encoding="utf-8")
+    anchor = '- id: crouched-cancels-flying\n'
+    head, tail = text.split(anchor)
+    old = "    when: Crouched\n"
+    assert tail.index(old) < tail.index("- id:")       # the rule's own `when`
+    spec.write_text(head + anchor + tail.replace(old, "    when: Crouched and hp >= 1\n", 1),
+                    encoding="utf-8")
+
+
+def _run(options: Options, monkeypatch: pytest.MonkeyPatch
+         ) -> tuple[dict[str, PropertyResult], dict[str, bool]]:
+    """Check spec/ and record, per property, whether the pipeline found a cached proof."""
+    seen: dict[str, bool] = {}
+    real = cache.lookup
+
+    def spy(system, prop, opts):  # type: ignore[no-untyped-def]
+        found = real(system, prop, opts)
+        seen.setdefault(prop.id, found is not None)
+        return found
+
+    monkeypatch.setattr(cache, "lookup", spy)
+    run = pipeline.check([Path("spec")], options)
+    monkeypatch.setattr(cache, "lookup", real)
+    return {p.id: p for p in run.checked[0].result.properties}, seen
+
+
+def _verdicts(results: dict[str, PropertyResult]) -> dict[str, tuple[Status, Method | None]]:
+    return {k: (r.status, r.method) for k, r in results.items()}
+
+
+def test_an_edit_reproves_only_the_properties_whose_cone_it_touches(
+        work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first, seen = _run(Options(), monkeypatch)
+    assert not any(seen.values())                          # an empty cache
+    assert {k for k, r in first.items() if cache.cone_proof(r)} == PROOFS
+
+    _edit_rule(work / "spec" / "mini.yaml")
+    after, seen = _run(Options(), monkeypatch)
+    assert {k for k, hit in seen.items() if hit} == PROOFS - {"no-stacking:Flying"}
+    fresh, _ = _run(Options(use_cache=False), monkeypatch)
+    assert _verdicts(after) == _verdicts(fresh)             # the cache changed no verdict
+    assert after["no-stacking:Flying"].status is Status.PROVED
+
+
+def test_unchanged_rerun_is_one_ruleset_hit_and_no_cache_means_no_files(
+        work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _run(Options(use_cache=False), monkeypatch)
+    assert not (work / ".ruleproof-cache").exists()
+    _run(Options(), monkeypatch)
+    entries = sorted((work / ".ruleproof-cache").rglob("*.json"))
+    assert len(entries) == 1 + len(PROOFS)                  # the ruleset + one per proof
+    again, seen = _run(Options(), monkeypatch)
+    assert seen == {}                     # answered by the ruleset entry: nothing looked up
+
+
+def test_a_damaged_entry_is_recomputed_not_trusted(work: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    _run(Options(), monkeypatch)
+    for entry in (work / ".ruleproof-cache").rglob("*.json"):
+        data = json.loads(entry.read_text(encoding="utf-8"))
+        if isinstance(data["value"], dict) and data["value"].get("id") == "hp-bounded":
+            data["value"]["status"] = "no such status"
+            entry.write_text(json.dumps(data), encoding="utf-8")
+            break
+    else:
+        raise AssertionError("no cached proof of hp-bounded")
+    _edit_rule(work / "spec" / "mini.yaml")                 # past the ruleset-level entry
+    after, seen = _run(Options(), monkeypatch)
+    assert seen["hp-bounded"] is False and after["hp-bounded"].status is Status.PROVED
+    assert seen["dead-terminal"] is True
+
+
+def test_the_engines_alone_write_no_cache(work: Path) -> None:
+    from checker.engines import check_property
+    from checker.spec.load import load_ruleset
+    system = load_ruleset(Path("spec/mini.yaml"), "spec/mini.yaml").system
+    for prop in system.properties[:3]:
+        check_property(system, prop, Options())
+    assert not (work / ".ruleproof-cache").exists()
+
+
+def test_only_cone_proofs_are_cacheable() -> None:
+    def result(status: Status, method: Method | None, trace: Trace | None) -> PropertyResult:
+        return PropertyResult("p", "always", status, method, "", trace, (), "p", "")
+    trace = Trace((Step("e", (), (), (), ()),), True)
+    assert cache.cone_proof(result(Status.PROVED, Method.K_INDUCTION, None))
+    assert cache.cone_proof(result(Status.VIOLATED, Method.SPACER, None))   # never reachable
+    assert not cache.cone_proof(result(Status.VIOLATED, Method.BMC, trace))
+    assert not cache.cone_proof(result(Status.PROVED, Method.BMC, trace))   # a witness
+    assert not cache.cone_proof(result(Status.PROVED, Method.EXPLICIT, None))
+    assert not cache.cone_proof(result(Status.UNKNOWN, None, None))
+
+
+def test_the_cone_key_does_not_depend_on_the_hash_seed(work: Path) -> None:
+    script = ("from pathlib import Path\n"
+              "from checker import cache\nfrom checker.options import Options\n"
+              "from checker.spec.load import load_ruleset\n"
+              "s = load_ruleset(Path('spec/mini.yaml'), 'spec/mini.yaml').system\n"
+              "print([cache.cone_key(s, p, Options()) for p in s.properties])\n")
+    keys = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           check=True, env={**os.environ, "PYTHONHASHSEED": seed,
+                                            "PYTHONPATH": str(ROOT)}).stdout
+            for seed in ("1", "2", "3")}
+    assert len(keys) == 1 and keys.pop().count("'") == 2 * 17

@@ -133,12 +133,10 @@ def check_properties(system: System, options: Options,
     when those do not close it and the search was exhaustive is the exhaustive search
     itself the proof (method "explicit"). UNKNOWN stays UNKNOWN.
     """
-    from checker import engines
+    from checker import cache, engines
     from checker.engines import induction
     from checker.engines.base import Kind, to_result
     from checker.interpret import explore_macro, replay
-
-    from checker import cache
 
     known = {p.id: cache.lookup(system, p, options) for p in system.properties}
     todo = [p for p in system.properties if known[p.id] is None]

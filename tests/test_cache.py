@@ -86,11 +86,12 @@ def test_unchanged_rerun_is_one_ruleset_hit_and_no_cache_means_no_files(
         work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _run(Options(use_cache=False), monkeypatch)
     assert not (work / ".ruleproof-cache").exists()
-    _run(Options(), monkeypatch)
+    first, _ = _run(Options(), monkeypatch)
     entries = sorted((work / ".ruleproof-cache").rglob("*.json"))
     assert len(entries) == 1 + len(PROOFS)                  # the ruleset + one per proof
     again, seen = _run(Options(), monkeypatch)
     assert seen == {}                     # answered by the ruleset entry: nothing looked up
+    assert _verdicts(again) == _verdicts(first)
 
 
 def test_a_damaged_entry_is_recomputed_not_trusted(work: Path,

@@ -53,8 +53,11 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--max-depth", type=int, default=40, help="bounded search depth")
     c.add_argument("--explicit-limit", type=int, default=Options.explicit_limit, metavar="N",
                    help="explicit search gives up after N states (default %(default)d)")
-    c.add_argument("--jobs", type=int, default=1,
-                   help="worker processes (accepted, not used yet: checks run in one process)")
+    c.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="worker processes (default: the number of cores; 1 = no pool)")
+    c.add_argument("--shard", type=_shard, default=(1, 1), metavar="K/N",
+                   help="check only the K-th of N shares of the work (for a CI matrix; "
+                        "the split is the same on every machine)")
     c.add_argument("--no-cache", action="store_true", help="re-check everything")
     c.add_argument("--timings", action="store_true", help="show timings in the reports")
     c.add_argument("--allow-unknown", action="store_true",
@@ -150,6 +153,23 @@ def _validate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _shard(text: str) -> tuple[int, int]:
+    """`--shard K/N`: 1 ≤ K ≤ N."""
+    k, sep, n = text.partition("/")
+    if sep and k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n):
+        return int(k), int(n)
+    raise argparse.ArgumentTypeError(f"{text!r} is not K/N with 1 ≤ K ≤ N (e.g. 2/4)")
+
+
+def _cores() -> int:
+    """The cores this process may run on (the default of `--jobs`)."""
+    import os
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def _export(args: argparse.Namespace) -> int:
     from checker.export.promela import to_promela
     from checker.report.write import write_atomic
@@ -192,8 +212,8 @@ def _check(args: argparse.Namespace) -> int:
 
     options = Options(timeout_ms=int(args.timeout * 1000), rlimit=args.rlimit,
                       max_depth=args.max_depth, explicit_limit=max(1, args.explicit_limit),
-                      jobs=max(1, args.jobs),
-                      use_cache=not args.no_cache, timings=args.timings)
+                      jobs=max(1, args.jobs if args.jobs is not None else _cores()),
+                      use_cache=not args.no_cache, timings=args.timings, shard=args.shard)
     rulesets = load_all(args.paths)  # all input errors surface before any work or write
     accepted = None
     if args.baseline is not None:   # a bad baseline is bad input too: before any work
@@ -211,6 +231,12 @@ def _check(args: argparse.Namespace) -> int:
     outputs = Outputs(html=args.html, json=args.json, sarif=args.sarif, junit=args.junit,
                       accepted=frozenset(e.fingerprint for e in accepted or ()))
     render_all(run, options, outputs, color=color)
+    if options.shard[1] > 1:
+        from checker.pipeline import shard_share
+        props, all_props, scans, all_scans = shard_share(rulesets, options)
+        print(f"shard {options.shard[0]}/{options.shard[1]}: this run checked {props} of "
+              f"{all_props} properties and {scans} of {all_scans} conflict/order scans; the "
+              "other shards check the rest")
     if accepted is not None:
         return _gate_with_baseline(run, accepted, args)
     return _exit_code(run, allow_unknown=args.allow_unknown, strict=args.strict)
@@ -231,11 +257,13 @@ def _gate_with_baseline(run: object, accepted: list[Entry], args: argparse.Names
     for rid, p in comparison.new_violations:
         print(f"new violation not in the baseline: {rid}: {p.kind} {p.id!r} — "
               f"{baseline.claim(rulesets[rid], p)}")
-    for e in comparison.gone:
+    sharded = args.shard[1] > 1      # an entry may belong to another shard's share
+    for e in () if sharded else comparison.gone:
         print(f"baseline entry no longer occurs (remove it): {e.ruleset}: {e.summary}")
     new = len(comparison.new) + len(comparison.new_violations)
-    print(f"baseline: {comparison.accepted} accepted, {new} new, "
-          f"{len(comparison.gone)} no longer occurring")
+    gone = "entries that no longer occur are listed by an unsharded run" if sharded else \
+        f"{len(comparison.gone)} no longer occurring"
+    print(f"baseline: {comparison.accepted} accepted, {new} new, {gone}")
     failing_new = [f for _, f in comparison.new
                    if CODES[f.code].severity is Severity.ERROR or args.strict]
     if failing_new or comparison.new_violations:
@@ -249,7 +277,7 @@ def _baseline(args: argparse.Namespace) -> int:
     from checker.pipeline import check
     from checker.report.write import write_text_atomic
 
-    run = check(args.paths, Options(timeout_ms=int(args.timeout * 1000)))
+    run = check(args.paths, Options(timeout_ms=int(args.timeout * 1000), jobs=_cores()))
     items = baseline.entries(run)
     write_text_atomic(args.output, baseline.dumps(items))
     print(f"wrote {len(items)} accepted finding(s) to {args.output}")
@@ -263,7 +291,7 @@ def _diff(args: argparse.Namespace) -> int:
     from checker.errata.diff import diff_runs
     from checker.pipeline import check
 
-    options = Options(timeout_ms=int(args.timeout * 1000))
+    options = Options(timeout_ms=int(args.timeout * 1000), jobs=_cores())
     if args.rev:
         if args.old is not None:
             print("ruleproof: error[usage]: give either OLD NEW or --rev REV NEW",

@@ -3,19 +3,25 @@ progress is reported through an optional callback."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from checker.coverage import Coverage, coverage
 from checker.diagnostics import Diagnostic, Location
 from checker.errors import SpecError
-from checker.model import System
+from checker.model import Property, System
 from checker.options import Options
 from checker.results import Method, PropertyResult, RulesetResult, Status
 from checker.spec.load import load_ruleset
 from checker.spec.lower import Ruleset
+
+if TYPE_CHECKING:
+    from checker.engines.decision import Scan
+    from checker.interpret import Verdicts
 
 Progress = Callable[[str, str, int, int], None]   # (ruleset, item, done, total)
 
@@ -81,6 +87,18 @@ def _display(path: Path) -> str:
 def check_ruleset(ruleset: Ruleset, options: Options,
                   progress: Progress | None = None) -> CheckedRuleset:
     """Check one ruleset; an unchanged ruleset is answered from the cache without solving."""
+    cached, options, store = _ruleset_cache(ruleset, options)
+    if cached is not None:
+        return cached
+    checked = _check_fresh(ruleset, options, progress)
+    store(checked.result)
+    return checked
+
+
+def _ruleset_cache(ruleset: Ruleset, options: Options
+                   ) -> tuple[CheckedRuleset | None, Options, Callable[[RulesetResult], None]]:
+    """The whole-ruleset cache entry (if any), the options with the per-property cache
+    switched on when caching, and the function that stores a fresh result."""
     from checker.cache import Cache, digest, options_key
     from checker.codec import ruleset_result_from, ruleset_result_to
 
@@ -88,27 +106,70 @@ def check_ruleset(ruleset: Ruleset, options: Options,
     if options.use_cache:
         options = replace(options, cache_dir=str(cache.root))
     key = digest("ruleset", ruleset.id, ruleset.spec_text, ruleset.source.text,
-                 options_key(options))
+                 options_key(options), f"shard {options.shard}")
     hit = cache.get(key)
+    found = None
     if hit is not None:
-        try:
-            return CheckedRuleset(ruleset, ruleset_result_from(hit), coverage(ruleset))
-        except (KeyError, TypeError, ValueError):
-            pass  # a stale or damaged entry: check afresh
-    checked = _check_fresh(ruleset, options, progress)
-    cache.put(key, ruleset_result_to(checked.result))
-    return checked
+        with contextlib.suppress(KeyError, TypeError, ValueError):  # damaged: check afresh
+            found = CheckedRuleset(ruleset, ruleset_result_from(hit), coverage(ruleset))
+    return found, options, lambda result: cache.put(key, ruleset_result_to(result))
 
 
 def _check_fresh(ruleset: Ruleset, options: Options,
                  progress: Progress | None = None) -> CheckedRuleset:
-    from checker import findings
     from checker.engines import conflicts, order
+    from checker.engines.decision import Scan
 
     start = time.perf_counter()
-    props = check_properties(ruleset.system, options, progress=_bind(progress, ruleset.id))
+    props = check_properties(shard_system(ruleset, options), options,
+                             progress=_bind(progress, ruleset.id))
+    scans = [(conflicts.scan_conflicts(ruleset, options) if in_shard(ruleset.id, SCANS[0],
+                                                                      options) else Scan()),
+             (order.scan_order(ruleset, options) if in_shard(ruleset.id, SCANS[1], options)
+              else Scan())]
+    return _assemble(ruleset, props, scans, time.perf_counter() - start)
+
+
+SCANS = ("scan:conflicts", "scan:order")     # the two whole-ruleset units of work
+
+
+def in_shard(ruleset_id: str, item: str, options: Options) -> bool:
+    """Does `item` (a property id, or one of `SCANS`) of the ruleset belong to the shard
+    `options.shard` = (K, N)? A hash of the names, so every machine of a CI matrix
+    splits the work the same way, whatever the order of the spec."""
+    k, n = options.shard
+    if n == 1:
+        return True
+    import hashlib
+    h = hashlib.sha256(f"{ruleset_id}\0{item}".encode()).digest()
+    return int.from_bytes(h[:8], "big") % n == k - 1
+
+
+def shard_system(ruleset: Ruleset, options: Options) -> System:
+    """The ruleset's system with only the properties of this shard."""
+    system = ruleset.system
+    if options.shard[1] == 1:
+        return system
+    return replace(system, properties=tuple(p for p in system.properties
+                                            if in_shard(ruleset.id, p.id, options)))
+
+
+def shard_share(rulesets: list[Ruleset], options: Options) -> tuple[int, int, int, int]:
+    """(properties in the shard, properties, scans in the shard, scans)."""
+    props = [(r.id, p.id) for r in rulesets for p in r.system.properties]
+    scans = [(r.id, s) for r in rulesets for s in SCANS]
+    return (sum(in_shard(r, i, options) for r, i in props), len(props),
+            sum(in_shard(r, s, options) for r, s in scans), len(scans))
+
+
+def _assemble(ruleset: Ruleset, props: list[PropertyResult], scans: list[Scan],
+              seconds: float) -> CheckedRuleset:
+    """The ruleset's result from its property results and its conflict and order scans."""
+    from checker import findings
+
     found = findings.from_properties(ruleset, props)
-    for scan in (conflicts.scan_conflicts(ruleset, options), order.scan_order(ruleset, options)):
+    props = list(props)
+    for scan in scans:
         found += scan.findings
         # a candidate the engines could not decide is an UNKNOWN result, never "no finding"
         props += [PropertyResult(f"{u.kind}:{'+'.join(u.rules)}", u.kind, Status.UNKNOWN, None,
@@ -116,8 +177,8 @@ def _check_fresh(ruleset: Ruleset, options: Options,
                                  f"possible {u.kind} between {', '.join(u.rules)}")
                   for u in scan.undecided]
     found.sort(key=lambda f: (f.kind, f.rules, f.states))
-    result = RulesetResult(ruleset.id, props, found, time.perf_counter() - start)
-    return CheckedRuleset(ruleset, result, coverage(ruleset))
+    return CheckedRuleset(ruleset, RulesetResult(ruleset.id, props, found, seconds),
+                          coverage(ruleset))
 
 
 def check_properties(system: System, options: Options,
@@ -125,68 +186,85 @@ def check_properties(system: System, options: Options,
                      ) -> list[PropertyResult]:
     """Every property of `system`, cheapest evidence first.
 
-    One shared explicit search over macro steps (`interpret.explore_macro`) runs first: it
-    finds every counterexample and witness it can reach, shortest in events, each replayed
-    by the reference interpreter. What it leaves open goes to the symbolic engines
+    A proof cached for an unchanged cone of influence is reused (`checker.cache.lookup`).
+    One shared explicit search over macro steps (`interpret.explore_macro`) runs for the
+    rest: it finds every counterexample and witness it can reach, shortest in events, each
+    replayed by the reference interpreter. What it leaves open goes to the symbolic engines
     (`engines.check_property`: induction, Houdini, Spacer, BMC). An invariant the search
     could not break is still proved symbolically first (1-induction, then Houdini); only
     when those do not close it and the search was exhaustive is the exhaustive search
     itself the proof (method "explicit"). UNKNOWN stays UNKNOWN.
     """
-    from checker import cache, engines
-    from checker.engines import induction
-    from checker.engines.base import Kind, to_result
-    from checker.interpret import explore_macro, replay
-
-    known = {p.id: cache.lookup(system, p, options) for p in system.properties}
-    todo = [p for p in system.properties if known[p.id] is None]
-    macro = explore_macro(system, todo, max_states=options.explicit_limit,
-                          max_seconds=options.explicit_seconds)
+    known, macro = shared_search(system, options)
     results: list[PropertyResult] = []
     total = len(system.properties)
     for i, prop in enumerate(system.properties):
         if progress is not None:
             progress(prop.id, i, total)
-        began = time.perf_counter()
-        cached = known[prop.id]
-        if cached is not None:     # a proof on an unchanged cone of influence
-            results.append(cached)
-            continue
-        hit = macro.hits.get(prop.id)
-        reach = prop.mode == "reachable"
-        if hit is not None:
-            start, path = hit
-            trace = replay(system, start, path, prop,
-                           expect="witness" if reach else "violation")
-            result = PropertyResult(prop.id, prop.kind,
-                                    Status.PROVED if reach else Status.VIOLATED,
-                                    Method.EXPLICIT, "", trace, prop.states, prop.source,
-                                    prop.text)
-        elif macro.complete and not reach:
-            outcome = induction.one_induction(system, prop, options)
-            if outcome.kind is not Kind.UNREACHABLE:
-                outcome = induction.houdini(system, prop, options)
-            if outcome.kind is Kind.UNREACHABLE:
-                result = to_result(prop, outcome)
-            else:
-                result = PropertyResult(
-                    prop.id, prop.kind, Status.PROVED, Method.EXPLICIT,
-                    f"exhaustive search of all {macro.macro_states} reachable situations",
-                    None, prop.states, prop.source, prop.text)
-        elif macro.complete:
-            result = PropertyResult(
-                prop.id, prop.kind, Status.VIOLATED, Method.EXPLICIT,
-                f"never reachable: exhaustive search of all {macro.macro_states} reachable "
-                "situations", None, prop.states, prop.source, prop.text)
-        else:
-            result = engines.check_property(system, prop, options)
-        if options.timings:
-            result = replace(result, seconds=time.perf_counter() - began)
-        cache.store(system, prop, options, result)
-        results.append(result)
+        results.append(decide_property(system, prop, options, known[prop.id], macro))
     if progress is not None:
         progress("", total, total)
     return results
+
+
+def shared_search(system: System, options: Options
+                  ) -> tuple[dict[str, PropertyResult | None], Verdicts]:
+    """The cached proofs of `system`'s properties (None: not cached), and the shared
+    explicit search for the others (`check_properties`)."""
+    from checker import cache
+    from checker.interpret import explore_macro
+
+    known = {p.id: cache.lookup(system, p, options) for p in system.properties}
+    todo = [p for p in system.properties if known[p.id] is None]
+    macro = explore_macro(system, todo, max_states=options.explicit_limit,
+                          max_seconds=options.explicit_seconds)
+    return known, macro
+
+
+def decide_property(system: System, prop: Property, options: Options,
+                    cached: PropertyResult | None, macro: Verdicts) -> PropertyResult:
+    """One property's result, given its cached proof and the shared search
+    (`check_properties`)."""
+    from checker import cache, engines
+    from checker.engines import induction
+    from checker.engines.base import Kind, to_result
+    from checker.interpret import replay
+
+    if cached is not None:     # a proof on an unchanged cone of influence
+        return cached
+    began = time.perf_counter()
+    hit = macro.hits.get(prop.id)
+    reach = prop.mode == "reachable"
+    if hit is not None:
+        start, path = hit
+        trace = replay(system, start, path, prop,
+                       expect="witness" if reach else "violation")
+        result = PropertyResult(prop.id, prop.kind,
+                                Status.PROVED if reach else Status.VIOLATED,
+                                Method.EXPLICIT, "", trace, prop.states, prop.source,
+                                prop.text)
+    elif macro.complete and not reach:
+        outcome = induction.one_induction(system, prop, options)
+        if outcome.kind is not Kind.UNREACHABLE:
+            outcome = induction.houdini(system, prop, options)
+        if outcome.kind is Kind.UNREACHABLE:
+            result = to_result(prop, outcome)
+        else:
+            result = PropertyResult(
+                prop.id, prop.kind, Status.PROVED, Method.EXPLICIT,
+                f"exhaustive search of all {macro.macro_states} reachable situations",
+                None, prop.states, prop.source, prop.text)
+    elif macro.complete:
+        result = PropertyResult(
+            prop.id, prop.kind, Status.VIOLATED, Method.EXPLICIT,
+            f"never reachable: exhaustive search of all {macro.macro_states} reachable "
+            "situations", None, prop.states, prop.source, prop.text)
+    else:
+        result = engines.check_property(system, prop, options)
+    if options.timings:
+        result = replace(result, seconds=time.perf_counter() - began)
+    cache.store(system, prop, options, result)
+    return result
 
 
 def _bind(progress: Progress | None, ruleset: str) -> Callable[[str, int, int], None] | None:
@@ -199,4 +277,7 @@ def check(paths: list[Path], options: Options, progress: Progress | None = None,
           rulesets: list[Ruleset] | None = None) -> Run:
     """Load (unless `rulesets` are given, already loaded from `paths`) and check."""
     loaded = load_all(paths) if rulesets is None else rulesets
+    if options.jobs > 1:
+        from checker.parallel import check_parallel
+        return Run(check_parallel(loaded, options, progress))
     return Run([check_ruleset(r, options, progress) for r in loaded])

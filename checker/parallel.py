@@ -1,0 +1,140 @@
+"""`check_parallel`: the checks of a run spread over a pool of worker processes (`--jobs`).
+
+The units of work, per ruleset not answered by the whole-ruleset cache:
+- the shared explicit search (`pipeline.shared_search`), then one task per property
+  (`pipeline.decide_property`) once the search is done;
+- the conflict scan and the order scan, one task each, started at once.
+
+Workers are forked from this process, so they inherit the loaded rulesets (`_RULESETS`)
+and nothing but indexes, options and results (plain dataclasses) cross a process boundary;
+z3 terms never do (each worker builds its own contexts). The result is assembled in the
+same order as the one-process path (`pipeline._assemble`), so a run gives the same reports
+whatever `--jobs` is; a test checks this.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import TYPE_CHECKING, Any
+
+from checker.options import Options
+from checker.results import PropertyResult, RulesetResult
+
+if TYPE_CHECKING:
+    from checker.engines.decision import Scan
+    from checker.interpret import Verdicts
+    from checker.model import System
+    from checker.pipeline import CheckedRuleset, Progress
+    from checker.spec.lower import Ruleset
+
+_RULESETS: list[Ruleset] = []        # the run's rulesets, set before the workers fork
+_SYSTEMS: list[System] = []          # their systems with this shard's properties
+
+
+def _search(r: int, options: Options) -> tuple[dict[str, PropertyResult | None], Verdicts]:
+    from checker.pipeline import shared_search
+    return shared_search(_SYSTEMS[r], options)
+
+
+def _property(r: int, i: int, options: Options, cached: PropertyResult | None,
+              macro: Verdicts) -> PropertyResult:
+    from checker.pipeline import decide_property
+    system = _SYSTEMS[r]
+    return decide_property(system, system.properties[i], options, cached, macro)
+
+
+def _scan(r: int, which: str, options: Options) -> Scan:
+    from checker.engines import conflicts, order
+    from checker.pipeline import SCANS
+    scan = conflicts.scan_conflicts if which == SCANS[0] else order.scan_order
+    return scan(_RULESETS[r], options)
+
+
+class _Pending:
+    """What one ruleset still waits for."""
+
+    def __init__(self, ruleset: Ruleset, system: System, options: Options,
+                 store: Callable[[RulesetResult], None]) -> None:
+        from checker.engines.decision import Scan
+        from checker.pipeline import SCANS, in_shard
+
+        self.ruleset = ruleset
+        self.system = system
+        self.options = options
+        self.store = store
+        self.props: list[PropertyResult | None] = [None] * len(system.properties)
+        self.todo = [s for s in SCANS if in_shard(ruleset.id, s, options)]
+        self.scans: dict[str, Scan] = {s: Scan() for s in SCANS if s not in self.todo}
+        self.left = 1 + len(self.props) + len(self.todo)     # the search, then each task
+
+
+def check_parallel(rulesets: list[Ruleset], options: Options,
+                   progress: Progress | None = None) -> list[CheckedRuleset]:
+    """`pipeline.check_ruleset` for every ruleset, the work spread over `options.jobs`
+    forked worker processes."""
+    import time
+
+    from checker.pipeline import SCANS, _assemble, _ruleset_cache, shard_system
+
+    done: dict[int, CheckedRuleset] = {}
+    pending: dict[int, _Pending] = {}
+    for r, ruleset in enumerate(rulesets):
+        cached, opts, store = _ruleset_cache(ruleset, options)
+        if cached is not None:
+            done[r] = cached
+        else:
+            pending[r] = _Pending(ruleset, shard_system(ruleset, opts), opts, store)
+    if not pending:
+        return [done[r] for r in range(len(rulesets))]
+
+    _RULESETS[:] = rulesets
+    _SYSTEMS[:] = [pending[r].system if r in pending else rulesets[r].system
+                   for r in range(len(rulesets))]
+    began = time.perf_counter()
+    total = sum(len(p.props) for p in pending.values())
+    finished = 0
+    ctx = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=options.jobs, mp_context=ctx) as pool:
+        tasks: dict[Future[Any], tuple[int, str, int]] = {}
+        for r, p in pending.items():
+            tasks[pool.submit(_search, r, p.options)] = (r, "search", -1)
+        for r, p in pending.items():
+            for which in p.todo:
+                tasks[pool.submit(_scan, r, which, p.options)] = (r, which, -1)
+        try:
+            while tasks:
+                ready, _ = wait(tasks, return_when=FIRST_COMPLETED)
+                for fut in sorted(ready, key=lambda f: tasks[f]):
+                    r, what, i = tasks.pop(fut)
+                    value = fut.result()           # a worker's exception is raised here
+                    p = pending[r]
+                    if what == "search":
+                        known, macro = value
+                        for j, prop in enumerate(p.system.properties):
+                            tasks[pool.submit(_property, r, j, p.options, known[prop.id],
+                                              macro)] = (r, "property", j)
+                    elif what == "property":
+                        p.props[i] = value
+                        finished += 1
+                        if progress is not None:
+                            progress(p.ruleset.id, p.system.properties[i].id,
+                                     finished, total)
+                    else:
+                        p.scans[what] = value
+                    p.left -= 1
+                    if p.left == 0:
+                        props = [x for x in p.props if x is not None]
+                        checked = _assemble(p.ruleset, props,
+                                            [p.scans[s] for s in SCANS],
+                                            time.perf_counter() - began)
+                        p.store(checked.result)
+                        done[r] = checked
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        finally:
+            _RULESETS.clear()
+            _SYSTEMS.clear()
+    return [done[r] for r in range(len(rulesets))]

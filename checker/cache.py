@@ -145,3 +145,46 @@ def store(system: System, prop: Property, options: Options, result: PropertyResu
     from checker.codec import property_to
     Cache(Path(options.cache_dir)).put(cone_key(system, prop, options),
                                        property_to(dataclasses.replace(result, seconds=0.0)))
+
+
+# ============================================================ whole run: instant re-runs
+
+def file_hash(path: Path) -> str | None:
+    """sha256 of a file's bytes, None if it cannot be read."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def run_key(invocation: str, specs: list[Path]) -> str:
+    """The key of a whole `check` run: ruleproof's code, the invocation (every option, the
+    working folder, the colour and width of the terminal) and the bytes of every spec file.
+    The other files the run read or wrote are recorded in the entry (`record_run`)."""
+    return digest("run", invocation, *(f"{p}\0{file_hash(p)}" for p in specs))
+
+
+def replay_run(key: str, root: Path = CACHE_DIR) -> tuple[str, int] | None:
+    """(the terminal text, the exit code) of the run recorded under `key`, if every file
+    it read (rulebook texts, baseline) and every file it wrote (the reports) is still
+    byte for byte what it was; else None (the run is done again)."""
+    entry = Cache(root).get(key)
+    if not isinstance(entry, dict):
+        return None
+    try:
+        files = [(Path(p), h) for p, h in entry["inputs"] + entry["outputs"]]
+        text, code = str(entry["text"]), int(entry["exit"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    if not entry["outputs"] or any(file_hash(p) != h for p, h in files):
+        return None
+    return text, code
+
+
+def record_run(key: str, inputs: list[Path], outputs: list[Path], text: str, code: int,
+               root: Path = CACHE_DIR) -> None:
+    """Record a finished run for `replay_run`."""
+    def hashed(paths: list[Path]) -> list[list[str | None]]:
+        return [[str(p), file_hash(p)] for p in sorted(set(paths))]
+    Cache(root).put(key, {"inputs": hashed(inputs), "outputs": hashed(outputs),
+                          "text": text, "exit": code})

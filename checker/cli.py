@@ -8,11 +8,13 @@ unresolved finding · 2 bad input or usage · 3 only UNKNOWN results stand in th
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import sys
 import traceback
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from checker import __version__
 from checker.errors import CheckerError, SpecError
@@ -208,6 +210,16 @@ def _drift(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
+    color = not args.no_color and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    key = None
+    if not args.no_cache and not args.timings:
+        key = _run_key(args, color)
+        from checker.cache import replay_run
+        hit = replay_run(key)
+        if hit is not None:         # nothing changed since the last identical run
+            sys.stdout.write(hit[0])
+            sys.stdout.flush()
+            return hit[1]
     from checker.pipeline import check, load_all
 
     options = Options(timeout_ms=int(args.timeout * 1000), rlimit=args.rlimit,
@@ -223,23 +235,72 @@ def _check(args: argparse.Namespace) -> int:
     from checker.report import render_all
     from checker.report.terminal import TerminalProgress
 
-    color = not args.no_color and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     with TerminalProgress(enabled=color) as progress:
         run = check(args.paths, options, progress=progress.update, rulesets=rulesets)
     from checker.report.render import Outputs
 
     outputs = Outputs(html=args.html, json=args.json, sarif=args.sarif, junit=args.junit,
                       accepted=frozenset(e.fingerprint for e in accepted or ()))
-    render_all(run, options, outputs, color=color)
-    if options.shard[1] > 1:
-        from checker.pipeline import shard_share
-        props, all_props, scans, all_scans = shard_share(rulesets, options)
-        print(f"shard {options.shard[0]}/{options.shard[1]}: this run checked {props} of "
-              f"{all_props} properties and {scans} of {all_scans} conflict/order scans; the "
-              "other shards check the rest")
-    if accepted is not None:
-        return _gate_with_baseline(run, accepted, args)
-    return _exit_code(run, allow_unknown=args.allow_unknown, strict=args.strict)
+    tee = _Tee(sys.stdout)
+    with contextlib.redirect_stdout(tee):
+        render_all(run, options, outputs, color=color)
+        if options.shard[1] > 1:
+            from checker.pipeline import shard_share
+            props, all_props, scans, all_scans = shard_share(rulesets, options)
+            print(f"shard {options.shard[0]}/{options.shard[1]}: this run checked {props} "
+                  f"of {all_props} properties and {scans} of {all_scans} conflict/order "
+                  "scans; the other shards check the rest")
+        if accepted is not None:
+            code = _gate_with_baseline(run, accepted, args)
+        else:
+            code = _exit_code(run, allow_unknown=args.allow_unknown, strict=args.strict)
+    if key is not None:
+        from checker.cache import record_run
+        read = [Path(r.spec_file) for r in rulesets] + [Path(r.source_file) for r in rulesets]
+        wrote = [f for f in args.html.rglob("*") if f.is_file()] + \
+            [f for f in (args.json, args.sarif, args.junit) if f is not None]
+        record_run(key, read + ([args.baseline] if args.baseline else []), wrote,
+                   "".join(tee.parts), code)
+    return code
+
+
+def _run_key(args: argparse.Namespace, color: bool) -> str:
+    """The whole-run cache key (`checker.cache.run_key`) of this `check` invocation."""
+    import shutil
+
+    from checker.cache import run_key
+    from checker.discover import discover
+
+    width = shutil.get_terminal_size().columns if color else 0
+    invocation = repr(sorted((k, str(v)) for k, v in vars(args).items()))
+    return run_key(f"{invocation} cwd={Path.cwd()} color={color} width={width}",
+                   discover(args.paths))
+
+
+class _Tee(io.TextIOBase):
+    """Standard output that also keeps what was written (the text an identical re-run
+    shows again, `checker.cache.replay_run`)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.parts: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.parts.append(text)
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.stream, "encoding", "utf-8")
 
 
 def _gate_with_baseline(run: object, accepted: list[Entry], args: argparse.Namespace) -> int:

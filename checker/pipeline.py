@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from checker.coverage import Coverage, coverage
 from checker.diagnostics import Diagnostic, Location
+from checker.discover import discover
 from checker.errors import SpecError
 from checker.model import Property, System
 from checker.options import Options
@@ -36,25 +37,6 @@ class CheckedRuleset:
 @dataclass
 class Run:
     checked: list[CheckedRuleset]
-
-
-def discover(paths: list[Path]) -> list[Path]:
-    """Spec files named by `paths` (folders are searched for *.yaml / *.yml, sorted)."""
-    found: list[Path] = []
-    for p in paths:
-        if p.is_dir():
-            found.extend(sorted(q for q in p.iterdir() if q.suffix in (".yaml", ".yml")
-                                and q.is_file()))
-        elif p.exists():
-            found.append(p)
-        else:
-            raise SpecError([Diagnostic("RP101", f"no such file or folder: {str(p)!r}",
-                                        Location(str(p), 1, 1))])
-    if not found:
-        shown = ", ".join(repr(str(p)) for p in paths)
-        raise SpecError([Diagnostic("RP107", f"no spec files (*.yaml) in {shown}",
-                                    Location(str(paths[0]) if paths else ".", 1, 1))])
-    return found
 
 
 def load_all(paths: list[Path]) -> list[Ruleset]:

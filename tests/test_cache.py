@@ -143,3 +143,63 @@ def test_the_cone_key_does_not_depend_on_the_hash_seed(work: Path) -> None:
                                             "PYTHONPATH": str(ROOT)}).stdout
             for seed in ("1", "2", "3")}
     assert len(keys) == 1 and keys.pop().count("'") == 2 * 17
+
+
+# ------------------------------------------------------------------ whole run: instant re-run
+
+def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    from checker.cli import main
+    code = main(args)
+    return code, capsys.readouterr().out
+
+
+def _no_checking(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(*a: object, **k: object) -> None:
+        raise AssertionError("the run was checked again")
+    monkeypatch.setattr(pipeline, "check", fail)
+
+
+@pytest.mark.parametrize("extra", [[], ["--strict"]])
+def test_an_identical_rerun_is_replayed_without_checking(
+        work: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        extra: list[str]) -> None:
+    args = ["check", "spec", "--jobs", "1", "--json", "out.json", *extra]
+    code, text = _cli(args, capsys)
+    assert code == (1 if extra else 0) and "report: reports/index.html" in text
+    _no_checking(monkeypatch)
+    assert _cli(args, capsys) == (code, text)
+
+
+@pytest.mark.parametrize("change", ["rulebook", "report deleted", "report edited", "json",
+                                   "option", "no-cache"])
+def test_a_changed_input_output_or_option_is_checked_again(
+        work: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        change: str) -> None:
+    args = ["check", "spec", "--jobs", "1", "--json", "out.json"]
+    code, text = _cli(args, capsys)
+    if change == "rulebook":
+        book = work / "seeds" / "eldfall-states.txt"
+        book.write_bytes(book.read_bytes() + b"\nAn added sentence.\n")
+    elif change == "report deleted":
+        (work / "reports" / "index.html").unlink()
+    elif change == "report edited":
+        page = work / "reports" / "index.html"
+        page.write_text(page.read_text(encoding="utf-8") + "<!-- -->", encoding="utf-8")
+    elif change == "json":
+        (work / "out.json").write_text("{}", encoding="utf-8")
+    elif change == "option":
+        args = [*args, "--max-depth", "30"]
+    else:
+        args = [*args, "--no-cache"]
+    calls: list[int] = []
+    real = pipeline.check
+
+    def counted(*a: object, **k: object) -> pipeline.Run:
+        calls.append(1)
+        return real(*a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pipeline, "check", counted)
+    again, text2 = _cli(args, capsys)
+    assert calls == [1] and again == code
+    assert (work / "reports" / "index.html").is_file()
+    assert json.loads((work / "out.json").read_text(encoding="utf-8"))["rulesets"]

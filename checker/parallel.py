@@ -45,11 +45,9 @@ def _property(r: int, i: int, options: Options, cached: PropertyResult | None,
     return decide_property(system, system.properties[i], options, cached, macro)
 
 
-def _scan(r: int, which: str, options: Options) -> Scan:
-    from checker.engines import conflicts, order
-    from checker.pipeline import SCANS
-    scan = conflicts.scan_conflicts if which == SCANS[0] else order.scan_order
-    return scan(_RULESETS[r], options)
+def _scan(r: int, item: str, options: Options) -> Scan:
+    from checker.pipeline import run_scan
+    return run_scan(_RULESETS[r], item, options)
 
 
 class _Pending:
@@ -57,16 +55,15 @@ class _Pending:
 
     def __init__(self, ruleset: Ruleset, system: System, options: Options,
                  store: Callable[[RulesetResult], None]) -> None:
-        from checker.engines.decision import Scan
-        from checker.pipeline import SCANS, in_shard
+        from checker.pipeline import in_shard, scan_items
 
         self.ruleset = ruleset
         self.system = system
         self.options = options
         self.store = store
         self.props: list[PropertyResult | None] = [None] * len(system.properties)
-        self.todo = [s for s in SCANS if in_shard(ruleset.id, s, options)]
-        self.scans: dict[str, Scan] = {s: Scan() for s in SCANS if s not in self.todo}
+        self.todo = [s for s in scan_items() if in_shard(ruleset.id, s, options)]
+        self.scans: dict[str, Scan] = {}
         self.left = 1 + len(self.props) + len(self.todo)     # the search, then each task
 
 
@@ -76,7 +73,7 @@ def check_parallel(rulesets: list[Ruleset], options: Options,
     forked worker processes."""
     import time
 
-    from checker.pipeline import SCANS, _assemble, _ruleset_cache, shard_system
+    from checker.pipeline import _assemble, _ruleset_cache, joined, shard_system
 
     done: dict[int, CheckedRuleset] = {}
     pending: dict[int, _Pending] = {}
@@ -127,7 +124,7 @@ def check_parallel(rulesets: list[Ruleset], options: Options,
                     if p.left == 0:
                         props = [x for x in p.props if x is not None]
                         checked = _assemble(p.ruleset, props,
-                                            [p.scans[s] for s in SCANS],
+                                            joined(p.scans),
                                             time.perf_counter() - began)
                         p.store(checked.result)
                         done[r] = checked

@@ -99,24 +99,40 @@ def _ruleset_cache(ruleset: Ruleset, options: Options
 
 def _check_fresh(ruleset: Ruleset, options: Options,
                  progress: Progress | None = None) -> CheckedRuleset:
-    from checker.engines import conflicts, order
-    from checker.engines.decision import Scan
-
     start = time.perf_counter()
     props = check_properties(shard_system(ruleset, options), options,
                              progress=_bind(progress, ruleset.id))
-    scans = [(conflicts.scan_conflicts(ruleset, options) if in_shard(ruleset.id, SCANS[0],
-                                                                      options) else Scan()),
-             (order.scan_order(ruleset, options) if in_shard(ruleset.id, SCANS[1], options)
-              else Scan())]
-    return _assemble(ruleset, props, scans, time.perf_counter() - start)
+    scans = {item: run_scan(ruleset, item, options) for item in scan_items()
+             if in_shard(ruleset.id, item, options)}
+    return _assemble(ruleset, props, joined(scans), time.perf_counter() - start)
 
 
-SCANS = ("scan:conflicts", "scan:order")     # the two whole-ruleset units of work
+def scan_items() -> list[str]:
+    """The units of work of the conflict and order scans of a ruleset: each scan in
+    `SCAN_PARTS` independent parts (`checker.engines.decision.scan_part`)."""
+    from checker.engines.decision import SCAN_PARTS
+    return [f"scan:{kind}#{k}" for kind in ("conflicts", "order") for k in range(SCAN_PARTS)]
+
+
+def run_scan(ruleset: Ruleset, item: str, options: Options) -> Scan:
+    """One part of a scan (`scan_items`)."""
+    from checker.engines import conflicts, order
+    kind, _, k = item.removeprefix("scan:").partition("#")
+    scan = conflicts.scan_conflicts if kind == "conflicts" else order.scan_order
+    return scan(ruleset, options, int(k))
+
+
+def joined(parts: dict[str, Scan]) -> list[Scan]:
+    """The conflict scan and the order scan, each merged from its parts in part order
+    (only the parts given: a shard may hold some)."""
+    from checker.engines.decision import merge_scans
+    items = scan_items()
+    return [merge_scans(parts[i] for i in items if i.startswith(kind) and i in parts)
+            for kind in ("scan:conflicts#", "scan:order#")]
 
 
 def in_shard(ruleset_id: str, item: str, options: Options) -> bool:
-    """Does `item` (a property id, or one of `SCANS`) of the ruleset belong to the shard
+    """Does `item` (a property id, or one of `scan_items()`) of the ruleset belong to the shard
     `options.shard` = (K, N)? A hash of the names, so every machine of a CI matrix
     splits the work the same way, whatever the order of the spec."""
     k, n = options.shard
@@ -139,7 +155,7 @@ def shard_system(ruleset: Ruleset, options: Options) -> System:
 def shard_share(rulesets: list[Ruleset], options: Options) -> tuple[int, int, int, int]:
     """(properties in the shard, properties, scans in the shard, scans)."""
     props = [(r.id, p.id) for r in rulesets for p in r.system.properties]
-    scans = [(r.id, s) for r in rulesets for s in SCANS]
+    scans = [(r.id, s) for r in rulesets for s in scan_items()]
     return (sum(in_shard(r, i, options) for r, i in props), len(props),
             sum(in_shard(r, s, options) for r, s in scans), len(scans))
 

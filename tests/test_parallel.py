@@ -71,6 +71,23 @@ def test_shards_are_disjoint_and_together_the_whole_check(folder: Path, n: int) 
     assert all(sizes), sizes                       # 42 properties: no shard is left empty
 
 
+def test_the_scan_parts_merged_are_the_whole_scan(folder: Path) -> None:
+    """Each scan is decided in parts (`decision.scan_part`); the parts are disjoint, and
+    merged they give what the scan gives when asked for everything at once."""
+    from checker.engines import conflicts, order
+    from checker.engines.decision import SCAN_PARTS, merge_scans
+    found = 0
+    for ruleset in pipeline.load_all([folder / "spec"]):
+        for scan in (conflicts.scan_conflicts, order.scan_order):
+            parts = [scan(ruleset, Options(), k) for k in range(SCAN_PARTS)]
+            whole = scan(ruleset, Options())
+            assert merge_scans(parts) == whole
+            keys = [(f.kind, f.rules) for p in parts for f in p.findings]
+            assert len(keys) == len(set(keys))            # no finding found by two parts
+            found += len(whole.findings)
+    assert found >= 4                         # the planted conflicts and order dependences
+
+
 def test_the_split_depends_only_on_names() -> None:
     a = Options(shard=(2, 5))
     assert pipeline.in_shard("bushido", "no-stacking:Prone", a) == \
@@ -95,5 +112,5 @@ def test_a_shard_says_what_it_checked(folder: Path, capsys: pytest.CaptureFixtur
     line = [x for x in capsys.readouterr().out.splitlines() if x.startswith("shard 1/2")]
     total = sum(len(r.system.properties) for r in pipeline.load_all([folder / "spec"]))
     assert len(line) == 1 and f"properties of {total}" not in line[0]
-    assert f"of {total} properties" in line[0] and f"of {2 * (len(SPECS) + 1)} conflict" \
-        in line[0]
+    scans = len(pipeline.scan_items()) * (len(SPECS) + 1)     # every part of both scans
+    assert f"of {total} properties" in line[0] and f"of {scans} conflict" in line[0]

@@ -38,13 +38,16 @@ from dataclasses import dataclass
 import z3  # noqa: TID251  (engines own their z3 contexts, DESIGN §2)
 
 from checker.engines.decision import (
+    SCAN_PARTS,
     Reacher,
     Scan,
     Undecided,
     Witness,
     Z3Env,
     cited,
+    merge_scans,
     meta_id,
+    scan_part,
     show_state,
     states_of,
     visible,
@@ -80,19 +83,27 @@ def find_conflicts(ruleset: Ruleset, options: Options) -> list[Finding]:
     return scan_conflicts(ruleset, options).findings
 
 
-def scan_conflicts(ruleset: Ruleset, options: Options) -> Scan:
-    """`find_conflicts` with the candidates that could not be decided (`Scan.undecided`)."""
+def scan_conflicts(ruleset: Ruleset, options: Options, part: int | None = None) -> Scan:
+    """`find_conflicts` with the candidates that could not be decided (`Scan.undecided`);
+    only the decisions and attributes of `part` (`decision.scan_part` of the rules that
+    constrain them) if given, else every part in turn, merged."""
+    if part is None:
+        return merge_scans(scan_conflicts(ruleset, options, k) for k in range(SCAN_PARTS))
     system = ruleset.system
     reacher = Reacher(system, options)
     scan = Scan()
     candidates: list[_Candidate] = []
     for items in _groups(system).values():
-        env = Z3Env(system, options)
-        steady = env.expr(stable(system))
         by_var: dict[str, list[_Item]] = {}
         for it in items:
             by_var.setdefault(it.var, []).append(it)
-        for var in sorted(by_var):
+        mine = [var for var in sorted(by_var)
+                if scan_part(i.source for i in by_var[var]) == part]
+        if not mine:
+            continue
+        env = Z3Env(system, options)
+        steady = env.expr(stable(system))
+        for var in mine:
             vitems = by_var[var]
             muses, reason = _muses(vitems, options)
             if reason:

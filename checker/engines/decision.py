@@ -17,6 +17,7 @@ never rounded to "no finding" silently.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import operator
 from collections import deque
@@ -51,6 +52,33 @@ class Scan:
 
     findings: list[Finding] = field(default_factory=list)
     undecided: list[Undecided] = field(default_factory=list)
+
+
+SCAN_PARTS = 4   # each scan (conflicts, order) is decided in this many independent parts
+
+
+def scan_part(sources: Iterable[str]) -> int:
+    """The part (0 ≤ part < SCAN_PARTS) that decides a candidate made of the rules
+    `sources`: a hash of their names, so the split is the same on every machine and for
+    every `--jobs`. Each part batches its own reachability queries; `merge_scans` joins
+    the parts."""
+    key = "\0".join(sorted(set(sources))).encode("utf-8")
+    return int.from_bytes(hashlib.sha256(key).digest()[:4], "big") % SCAN_PARTS
+
+
+def merge_scans(parts: Iterable[Scan]) -> Scan:
+    """The parts of one scan, in part order, as one: one finding per (kind, rules,
+    States), an unresolved one before a resolved one, else the first; the findings
+    sorted; the undecided candidates in part order."""
+    kept: dict[tuple[str, tuple[str, ...], tuple[str, ...]], Finding] = {}
+    undecided: list[Undecided] = []
+    for scan in parts:
+        for f in scan.findings:
+            key = (f.kind, f.rules, f.states)
+            if key not in kept or (kept[key].resolved and not f.resolved):
+                kept[key] = f
+        undecided += scan.undecided
+    return Scan(sorted(kept.values(), key=lambda f: (f.kind, f.rules, f.states)), undecided)
 
 
 @dataclass(frozen=True)

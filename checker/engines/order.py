@@ -36,12 +36,15 @@ from typing import Any
 import z3  # noqa: TID251  (engines own their z3 contexts, DESIGN §2)
 
 from checker.engines.decision import (
+    SCAN_PARTS,
     Reacher,
     Scan,
     Undecided,
     Z3Env,
     cited,
+    merge_scans,
     meta_id,
+    scan_part,
     show_state,
     states_of,
     visible,
@@ -78,15 +81,18 @@ def find_order_dependence(ruleset: Ruleset, options: Options) -> list[Finding]:
     return scan_order(ruleset, options).findings
 
 
-def scan_order(ruleset: Ruleset, options: Options) -> Scan:
-    """`find_order_dependence` with the candidates it could not decide."""
+def scan_order(ruleset: Ruleset, options: Options, part: int | None = None) -> Scan:
+    """`find_order_dependence` with the candidates it could not decide; only those of
+    `part` (`decision.scan_part`) if given, else every part in turn, merged."""
+    if part is None:
+        return merge_scans(scan_order(ruleset, options, k) for k in range(SCAN_PARTS))
     system = ruleset.system
     reacher = Reacher(system, options)
     scan = Scan()
     resolver = (meta_id(ruleset, "active-player-orders")
                 if "active-player-orders" in system.meta else "")
-    found = [*_rule_pairs(ruleset, reacher, scan, resolver),
-             *_modifier_sets(ruleset, reacher, scan, resolver)]
+    found = [*_rule_pairs(ruleset, reacher, scan, resolver, part),
+             *_modifier_sets(ruleset, reacher, scan, resolver, part)]
     seen: set[tuple[tuple[str, ...], tuple[str, ...]]] = set()
     for f in found:
         if (f.rules, f.states) not in seen:
@@ -137,13 +143,13 @@ def peak(system: System, r1: Transition, r2: Transition) -> LExpr:
 
 
 def _rule_pairs(ruleset: Ruleset, reacher: Reacher, scan: Scan,
-                resolver: str) -> list[Finding]:
+                resolver: str, part: int) -> list[Finding]:
     system = ruleset.system
     env = Z3Env(system, reacher.options)
     peaks: list[tuple[Transition, Transition, LExpr]] = []
     for i, r1 in enumerate(system.rules):
         for r2 in system.rules[i + 1:]:
-            if not _interact(r1, r2):
+            if scan_part((r1.source, r2.source)) != part or not _interact(r1, r2):
                 continue
             cond = peak(system, r1, r2)
             status, _ = env.check(env.expr(cond))
@@ -289,7 +295,7 @@ def _order(model: z3.ModelRef, pos: list[Any], members: list[int]) -> list[int]:
 
 
 def _modifier_sets(ruleset: Ruleset, reacher: Reacher, scan: Scan,
-                   resolver: str) -> list[Finding]:
+                   resolver: str, part: int) -> list[Finding]:
     """Per stat and model: every set of modifiers whose orders disagree (decided
     symbolically per set, arithmetic only) and that can be exactly the active set in a
     stable state (Z3 over the domains, then reachability, batched)."""
@@ -300,7 +306,7 @@ def _modifier_sets(ruleset: Ruleset, reacher: Reacher, scan: Scan,
         groups.setdefault((m.stat, m.model or ""), []).append(m)
     out: list[Finding] = []
     for (name, _), mods in sorted(groups.items()):
-        if len(mods) < 2 or name not in stats:
+        if len(mods) < 2 or name not in stats or scan_part(m.source for m in mods) != part:
             continue
         sources = tuple(sorted({m.source for m in mods}))
         if len(mods) > MAX_MODIFIERS:

@@ -3,7 +3,8 @@
 The units of work, per ruleset not answered by the whole-ruleset cache:
 - the shared explicit search (`pipeline.shared_search`), then one task per property
   (`pipeline.decide_property`) once the search is done;
-- the conflict scan and the order scan, one task each, started at once.
+- the parts of the conflict scan and of the order scan (`pipeline.scan_items`), one task
+  each, started at once.
 
 Workers are forked from this process, so they inherit the loaded rulesets (`_RULESETS`)
 and nothing but indexes, options and results (plain dataclasses) cross a process boundary;

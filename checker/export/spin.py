@@ -7,6 +7,10 @@ assertion violation is a counterexample for an invariant and a witness for a rea
 property. Anything that makes the search incomplete (the depth limit, the memory bound, the
 timeout, a tool failure) is "unknown", never "holds". `run_spin_all` checks several
 properties with one compilation (one never claim per property, chosen by `./pan -N`).
+`cc_flags` passes further compile-time options to pan (e.g. `-DCOLLAPSE`, lossless state
+compression for large systems; not the lossy `-DHC<n>` hash compaction); `idle_monitors`
+exports a cone-of-influence slice with its idle step, `macro` the reduced model
+(`checker.export.promela`).
 A stuck resolution blocks at the loop's `end` label, so pan needs no `-E`.
 """
 
@@ -17,7 +21,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -29,6 +33,7 @@ Verdict = Literal["holds", "fails", "unknown"]
 _ERRORS = re.compile(r"errors:\s*(\d+)")
 _STORED = re.compile(r"(\d+)\s+states, stored")
 _VECTOR = re.compile(r"State-vector\s+(\d+)\s+byte")
+_MEMORY = re.compile(r"([\d.]+)\s+total actual memory usage")
 _TRUNCATED = ("max search depth too small", "depth limit reached")
 _INCOMPLETE = ("out of memory", "memlim", "vectorsz", "search not completed", "pan: wrong")
 
@@ -38,6 +43,8 @@ class SpinResult:
     verdict: Verdict
     detail: str
     states: int     # states stored by pan (0 when it did not run); includes its start state
+    memory_mb: float = field(default=0.0, compare=False)  # pan's "total actual memory usage"
+    seconds: float = field(default=0.0, compare=False)    # wall time of the pan run
 
 
 def spin_available() -> str | None:
@@ -48,17 +55,22 @@ def spin_available() -> str | None:
 
 def run_spin(system: System, prop: Property, *, workdir: Path, timeout_s: float = 120.0,
              max_depth: int = 1_000_000, memlim_mb: int = 2048, hash_bits: int = 20,
-             cc_opt: str = "-O1") -> SpinResult:
+             cc_opt: str = "-O1", cc_flags: Sequence[str] = (),
+             idle_monitors: bool = False, macro: bool = False) -> SpinResult:
     """Decide `prop` on `system` with an exhaustive SPIN safety search in `workdir`, on the
     model `to_promela(system, prop)` (the property as `assert`s).
 
     "holds"/"fails" mean what they mean for `checker.interpret.explore`; "unknown" comes with
     the reason (tool missing or failing, search truncated by `max_depth` or memory, timeout).
     `hash_bits` only sizes pan's hash table (collisions are chained: the search stays
-    exhaustive); `cc_opt` is gcc's optimisation flag ("-O0" compiles fastest).
+    exhaustive); `cc_opt` is gcc's optimisation flag ("-O0" compiles fastest); `cc_flags`
+    are further options for gcc (module docstring); `idle_monitors` for a sliced `system`;
+    `macro` checks the reduced model (`checker.export.promela`: atomic macro steps, dead
+    variables reset), which has the same verdicts and far fewer states.
     """
     run = _Run(workdir, timeout_s, [f"-m{max_depth}", f"-w{hash_bits}", "-n"])
-    failed = run.build(to_promela(system, prop), len(system.vars) + 4, memlim_mb, cc_opt, [])
+    failed = run.build(to_promela(system, prop, idle_monitors=idle_monitors, macro=macro),
+                       len(system.vars) + 4, memlim_mb, cc_opt, list(cc_flags))
     if failed is not None:
         return failed
     return run.pan([], prop)
@@ -66,16 +78,17 @@ def run_spin(system: System, prop: Property, *, workdir: Path, timeout_s: float 
 
 def run_spin_all(system: System, props: Sequence[Property], *, workdir: Path,
                  timeout_s: float = 600.0, max_depth: int = 1_000_000, memlim_mb: int = 2048,
-                 hash_bits: int = 20, cc_opt: str = "-O1") -> list[SpinResult]:
+                 hash_bits: int = 20, cc_opt: str = "-O1", cc_flags: Sequence[str] = (),
+                 idle_monitors: bool = False) -> list[SpinResult]:
     """`run_spin` for several properties (results in `props` order) with one compilation:
     the model of `to_promela_claims` has one never claim per property and `./pan -N c<k>`
     checks property k. `timeout_s` bounds the whole batch."""
     if not props:
         return []
     run = _Run(workdir, timeout_s, [f"-m{max_depth}", f"-w{hash_bits}", "-n"])
-    text, claims = to_promela_claims(system, props)
+    text, claims = to_promela_claims(system, props, idle_monitors=idle_monitors)
     failed = run.build(text, len(system.vars) + len(props) + 4, memlim_mb, cc_opt,
-                       ["-DNOREDUCE"])
+                       ["-DNOREDUCE", *cc_flags])
     if failed is not None:
         return [failed] * len(props)
     return [run.pan(["-N", claim], prop) for claim, prop in zip(claims, props, strict=True)]
@@ -124,8 +137,10 @@ class _Run:
         return None
 
     def pan(self, args: list[str], prop: Property) -> SpinResult:
+        start = time.monotonic()
         got = self._call("pan", ["./pan", *self.pan_args, *args])
-        return got if isinstance(got, SpinResult) else parse_pan(got[1], prop)
+        result = got if isinstance(got, SpinResult) else parse_pan(got[1], prop)
+        return replace(result, seconds=time.monotonic() - start)
 
 
 def parse_pan(out: str, prop: Property) -> SpinResult:
@@ -135,6 +150,13 @@ def parse_pan(out: str, prop: Property) -> SpinResult:
     states = int(stored.group(1)) if stored else 0
     vector = _VECTOR.search(out)
     size = f", state vector {vector.group(1)} bytes" if vector else ""
+    memory = _MEMORY.search(out)
+    mb = float(memory.group(1)) if memory else 0.0
+    return replace(_verdict(out, prop, errors, states, size), memory_mb=mb)
+
+
+def _verdict(out: str, prop: Property, errors: re.Match[str] | None, states: int,
+             size: str) -> SpinResult:
     if errors is None:
         return SpinResult("unknown", f"pan did not finish: {_tail(out)}", states)
     if int(errors.group(1)) > 0:

@@ -143,8 +143,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from checker.coverage import coverage
-    from checker.pipeline import load_all
+    from checker.plan.check import load_all
+    from checker.spec.coverage import coverage
 
     for r in load_all(args.paths):
         cov = coverage(r)
@@ -214,13 +214,13 @@ def _check(args: argparse.Namespace) -> int:
     key = None
     if not args.no_cache and not args.timings:
         key = _run_key(args, color)
-        from checker.cache import replay_run
+        from checker.plan.store import replay_run
         hit = replay_run(key)
         if hit is not None:         # nothing changed since the last identical run
             sys.stdout.write(hit[0])
             sys.stdout.flush()
             return hit[1]
-    from checker.pipeline import check, load_all
+    from checker.plan.check import check, load_all
 
     options = Options(timeout_ms=int(args.timeout * 1000), rlimit=args.rlimit,
                       max_depth=args.max_depth, explicit_limit=max(1, args.explicit_limit),
@@ -245,7 +245,7 @@ def _check(args: argparse.Namespace) -> int:
     with contextlib.redirect_stdout(tee):
         render_all(run, options, outputs, color=color)
         if options.shard[1] > 1:
-            from checker.pipeline import shard_share
+            from checker.plan.shards import shard_share
             props, all_props, scans, all_scans = shard_share(rulesets, options)
             print(f"shard {options.shard[0]}/{options.shard[1]}: this run checked {props} "
                   f"of {all_props} properties and {scans} of {all_scans} conflict/order "
@@ -255,7 +255,7 @@ def _check(args: argparse.Namespace) -> int:
         else:
             code = _exit_code(run, allow_unknown=args.allow_unknown, strict=args.strict)
     if key is not None:
-        from checker.cache import record_run
+        from checker.plan.store import record_run
         read = [Path(r.spec_file) for r in rulesets] + [Path(r.source_file) for r in rulesets]
         wrote = [f for f in args.html.rglob("*") if f.is_file()] + \
             [f for f in (args.json, args.sarif, args.junit) if f is not None]
@@ -265,11 +265,11 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _run_key(args: argparse.Namespace, color: bool) -> str:
-    """The whole-run cache key (`checker.cache.run_key`) of this `check` invocation."""
+    """The whole-run cache key (`checker.plan.store.run_key`) of this `check` invocation."""
     import shutil
 
-    from checker.cache import run_key
-    from checker.discover import discover
+    from checker.plan.store import run_key
+    from checker.spec.discover import discover
 
     width = shutil.get_terminal_size().columns if color else 0
     invocation = repr(sorted((k, str(v)) for k, v in vars(args).items()))
@@ -279,7 +279,7 @@ def _run_key(args: argparse.Namespace, color: bool) -> str:
 
 class _Tee(io.TextIOBase):
     """Standard output that also keeps what was written (the text an identical re-run
-    shows again, `checker.cache.replay_run`)."""
+    shows again, `checker.plan.store.replay_run`)."""
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
@@ -306,8 +306,8 @@ class _Tee(io.TextIOBase):
 def _gate_with_baseline(run: object, accepted: list[Entry], args: argparse.Namespace) -> int:
     from checker.diagnostics import CODES, Severity
     from checker.errata import baseline
-    from checker.pipeline import Run
     from checker.results import Status
+    from checker.results.run import Run
 
     assert isinstance(run, Run)
     comparison = baseline.compare(run, accepted)
@@ -335,7 +335,7 @@ def _gate_with_baseline(run: object, accepted: list[Entry], args: argparse.Names
 
 def _baseline(args: argparse.Namespace) -> int:
     from checker.errata import baseline
-    from checker.pipeline import check
+    from checker.plan.check import check
     from checker.report.write import write_text_atomic
 
     run = check(args.paths, Options(timeout_ms=int(args.timeout * 1000), jobs=_cores()))
@@ -350,7 +350,7 @@ def _diff(args: argparse.Namespace) -> int:
     import tempfile
 
     from checker.errata.diff import diff_runs
-    from checker.pipeline import check
+    from checker.plan.check import check
 
     options = Options(timeout_ms=int(args.timeout * 1000), jobs=_cores())
     if args.rev:
@@ -394,8 +394,8 @@ def _diff(args: argparse.Namespace) -> int:
 
 def _exit_code(run: object, *, allow_unknown: bool, strict: bool) -> int:
     from checker.diagnostics import CODES, Severity
-    from checker.pipeline import Run
     from checker.results import Status, gate_violations
+    from checker.results.run import Run
 
     assert isinstance(run, Run)
     failed = unknown = False

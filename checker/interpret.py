@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from checker.errors import InternalError
-from checker.model import Const, LExpr, Op, Property, System, Transition, V
+from checker.ir import Const, LExpr, Op, Property, System, Transition, V
 from checker.results import Step, Trace
 
 State = tuple[int, ...]

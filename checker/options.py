@@ -13,7 +13,7 @@ class Options:
     max_depth: int = 40              # BMC bound (event + micro steps)
     explicit_limit: int = 200_000    # explicit search: states before giving up
     explicit_seconds: float = 60.0   # explicit search: time before giving up
-    jobs: int = 1                    # worker processes (`checker.parallel`); 1 = none
+    jobs: int = 1                    # worker processes (`checker.plan.executors`); 1 = none
     shard: tuple[int, int] = (1, 1)  # (K, N): check only the K-th of N shares of the work
     use_cache: bool = True
     cache_dir: str = ""              # per-property cache (cone of influence); "" = off. Set

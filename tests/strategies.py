@@ -13,7 +13,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from checker.model import System
+from checker.ir import System
 from checker.spec.load import load_ruleset
 
 SOURCE = "Generated rules.\n"

@@ -17,8 +17,8 @@ import pytest
 
 from checker.diagnostics import CODES, Diagnostic
 from checker.errors import SpecError
-from checker.pipeline import discover
 from checker.spec import source
+from checker.spec.discover import discover
 from checker.spec.load import load_ruleset
 
 CORPUS = Path(__file__).parent / "corpus" / "bad"

@@ -18,9 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from checker import cache, pipeline
 from checker.options import Options
+from checker.plan import check as pipeline
+from checker.plan import store as cache
 from checker.results import Method, PropertyResult, Status, Step, Trace
+from checker.results.run import Run
 
 ROOT = Path(__file__).resolve().parent.parent
 PROOFS = {"dead-terminal", "hp-bounded", "no-stacking:Crouched", "no-stacking:Flying",
@@ -134,7 +136,7 @@ def test_only_cone_proofs_are_cacheable() -> None:
 
 def test_the_cone_key_does_not_depend_on_the_hash_seed(work: Path) -> None:
     script = ("from pathlib import Path\n"
-              "from checker import cache\nfrom checker.options import Options\n"
+              "from checker.plan import store as cache\nfrom checker.options import Options\n"
               "from checker.spec.load import load_ruleset\n"
               "s = load_ruleset(Path('spec/mini.yaml'), 'spec/mini.yaml').system\n"
               "print([cache.cone_key(s, p, Options()) for p in s.properties])\n")
@@ -194,7 +196,7 @@ def test_a_changed_input_output_or_option_is_checked_again(
     calls: list[int] = []
     real = pipeline.check
 
-    def counted(*a: object, **k: object) -> pipeline.Run:
+    def counted(*a: object, **k: object) -> Run:
         calls.append(1)
         return real(*a, **k)  # type: ignore[arg-type]
 

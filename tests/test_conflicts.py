@@ -19,16 +19,15 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checker import findings as property_findings
 from checker.engines import conflicts, decision
 from checker.engines.conflicts import _Item, _muses, find_conflicts, scan_conflicts
 from checker.errors import InternalError
 from checker.interpret import Interpreter, evaluate, explore, replay
-from checker.model import TRUE
+from checker.ir import TRUE, Ruleset
 from checker.options import Options
 from checker.results import Finding, PropertyResult, Status, Trace
+from checker.results import findings as property_findings
 from checker.spec.load import load_ruleset
-from checker.spec.lower import Ruleset
 from checker.spec.source import load_spec
 
 CORPUS = Path(__file__).parent / "corpus" / "findings"
@@ -338,7 +337,7 @@ def test_corpus_through_the_pipeline(name: str) -> None:
     if not hasattr(engines, "check_all"):
         pytest.skip("checker.engines.check_all is not written yet: the property-derived "
                     "kinds are covered by test_corpus_with_explicit_property_verdicts")
-    from checker.pipeline import check_ruleset
+    from checker.plan.tasks import check_ruleset
 
     ruleset = load(name)
     try:
@@ -366,7 +365,7 @@ def test_without_symbolic_engines_the_explicit_index_gives_the_same_findings(
 def test_explicit_index_agrees_with_explore_and_evaluate(name: str) -> None:
     from checker.engines.decision import ExplicitIndex, _compile
     from checker.interpret import reachable_states
-    from checker.model import Property, stable
+    from checker.ir import Property, stable
 
     system = load(name).system
     index = ExplicitIndex(system, 10_000)

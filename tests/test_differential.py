@@ -24,7 +24,7 @@ from checker.engines.base import Kind, Outcome, status_of
 from checker.engines.lemmas import Samples
 from checker.engines.session import Session
 from checker.interpret import Interpreter, explore
-from checker.model import Property, System
+from checker.ir import Property, System
 from checker.options import Options
 from checker.results import Status
 

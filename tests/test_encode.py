@@ -16,7 +16,7 @@ from checker.encode import formulas as f
 from checker.encode.system import transition_text
 from checker.encode.terms import SmtText, parse
 from checker.interpret import Interpreter, State, reachable_states
-from checker.model import Const, Op, System, V
+from checker.ir import Const, Op, System, V
 from checker.options import Options
 from checker.results import StopReason
 from checker.spec.load import load_ruleset

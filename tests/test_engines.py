@@ -24,7 +24,7 @@ from checker.engines import (
 )
 from checker.engines.base import Kind
 from checker.interpret import explore
-from checker.model import Property, System
+from checker.ir import Property, System
 from checker.options import Options
 from checker.results import Method, Status, StopReason
 from checker.spec.load import load_ruleset

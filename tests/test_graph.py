@@ -8,7 +8,7 @@ from pathlib import Path
 from strategies import load_spec
 
 from checker.graph import ANY, analyze, build, cone, cone_vars, rule_graph, trigger_cycles
-from checker.model import System
+from checker.ir import System
 from checker.spec.load import load_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent

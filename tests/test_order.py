@@ -23,11 +23,10 @@ from checker.engines.order import (
     scan_order,
 )
 from checker.interpret import Interpreter, evaluate, replay
-from checker.model import TRUE, Modifier, Stat
+from checker.ir import TRUE, Modifier, Ruleset, Stat
 from checker.options import Options
 from checker.results import Finding, Trace
 from checker.spec.load import load_ruleset
-from checker.spec.lower import Ruleset
 from checker.spec.source import load_spec
 
 CORPUS = Path(__file__).parent / "corpus" / "findings"

@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from checker import pipeline
 from checker.cli import main
-from checker.codec import finding_to, property_to
 from checker.options import Options
+from checker.plan import check as pipeline
+from checker.plan import shards
+from checker.results.codec import finding_to, property_to
+from checker.results.run import Run
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus" / "findings"
@@ -34,7 +36,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _results(run: pipeline.Run) -> dict[str, object]:
+def _results(run: Run) -> dict[str, object]:
     out: dict[str, object] = {}
     for c in run.checked:
         r = c.result
@@ -43,7 +45,7 @@ def _results(run: pipeline.Run) -> dict[str, object]:
     return out
 
 
-def _check(folder: Path, **opts: object) -> pipeline.Run:
+def _check(folder: Path, **opts: object) -> Run:
     return pipeline.check([folder / "spec"], Options(use_cache=False, **opts))  # type: ignore[arg-type]
 
 
@@ -90,10 +92,10 @@ def test_the_scan_parts_merged_are_the_whole_scan(folder: Path) -> None:
 
 def test_the_split_depends_only_on_names() -> None:
     a = Options(shard=(2, 5))
-    assert pipeline.in_shard("bushido", "no-stacking:Prone", a) == \
-        pipeline.in_shard("bushido", "no-stacking:Prone", Options(shard=(2, 5), jobs=4))
+    assert shards.in_shard("bushido", "no-stacking:Prone", a) == \
+        shards.in_shard("bushido", "no-stacking:Prone", Options(shard=(2, 5), jobs=4))
     owners = [k for k in range(1, 6)
-              if pipeline.in_shard("bushido", "no-stacking:Prone", Options(shard=(k, 5)))]
+              if shards.in_shard("bushido", "no-stacking:Prone", Options(shard=(k, 5)))]
     assert len(owners) == 1
 
 
@@ -112,5 +114,5 @@ def test_a_shard_says_what_it_checked(folder: Path, capsys: pytest.CaptureFixtur
     line = [x for x in capsys.readouterr().out.splitlines() if x.startswith("shard 1/2")]
     total = sum(len(r.system.properties) for r in pipeline.load_all([folder / "spec"]))
     assert len(line) == 1 and f"properties of {total}" not in line[0]
-    scans = len(pipeline.scan_items()) * (len(SPECS) + 1)     # every part of both scans
+    scans = len(shards.scan_items()) * (len(SPECS) + 1)     # every part of both scans
     assert f"of {total} properties" in line[0] and f"of {scans} conflict" in line[0]

@@ -28,7 +28,7 @@ from checker.export.promela import (
 )
 from checker.export.spin import SpinResult, parse_pan, run_spin, run_spin_all, spin_available
 from checker.interpret import explore
-from checker.model import (
+from checker.ir import (
     FALSE,
     TRUE,
     Assign,

@@ -14,10 +14,10 @@ import pytest
 from test_report_support import ROOT, demo_run, hostile_run
 
 from checker.options import Options
-from checker.pipeline import Run
 from checker.report import Outputs, render_all
 from checker.report.data import build_report
 from checker.report.html import HtmlReporter
+from checker.results.run import Run
 
 
 def write(run: Run, folder: Path, options: Options | None = None, **kw: object) -> None:

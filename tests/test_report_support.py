@@ -11,11 +11,8 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from checker import findings as derived
-from checker.coverage import coverage
 from checker.interpret import explore, replay
-from checker.model import Property
-from checker.pipeline import CheckedRuleset, Run
+from checker.ir import Property, Ruleset
 from checker.results import (
     Finding,
     Method,
@@ -25,8 +22,10 @@ from checker.results import (
     StopReason,
     Trace,
 )
+from checker.results import findings as derived
+from checker.results.run import CheckedRuleset, Run
+from checker.spec.coverage import coverage
 from checker.spec.load import load_ruleset
-from checker.spec.lower import Ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "report"

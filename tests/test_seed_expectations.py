@@ -15,8 +15,9 @@ import pytest
 import yaml
 
 from checker.options import Options
-from checker.pipeline import CheckedRuleset, check_ruleset
+from checker.plan.tasks import check_ruleset
 from checker.results import FINDING_KINDS
+from checker.results.run import CheckedRuleset
 from checker.spec.load import load_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,7 +22,7 @@ from checker.engines import check_property
 from checker.export.spin import SpinResult, run_spin, run_spin_all, spin_available
 from checker.graph.analyze import cone
 from checker.interpret import Interpreter, explore, reachable_states
-from checker.model import (
+from checker.ir import (
     FALSE,
     TRUE,
     Assign,

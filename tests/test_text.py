@@ -1,4 +1,4 @@
-"""The rulebook text: sentence splitting and quote matching (`checker.spec.text`), on the
+"""The rulebook text: sentence splitting and quote matching (`checker.text`), on the
 three seed texts as they are (artifacts included)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from checker.spec.text import Sentence, SourceText, normalize
+from checker.text import Sentence, SourceText, normalize
 
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 

@@ -9,9 +9,8 @@ import pytest
 
 from checker.diagnostics import Diagnostic
 from checker.errors import SpecError
-from checker.model import Const, Op, V
+from checker.ir import Const, Op, Ruleset, V
 from checker.spec.load import load_ruleset
-from checker.spec.lower import Ruleset
 
 RULES_TXT = """\
 States of the same name cannot stack.

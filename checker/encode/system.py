@@ -35,7 +35,7 @@ import z3  # noqa: TID251 - encode/ is one of the two packages allowed to import
 
 from checker.encode.symbols import SELECTOR, at_step
 from checker.encode.terms import SmtText, literal, parse
-from checker.model import LExpr, Property, System, V, Var, enabled, post_state
+from checker.ir import LExpr, Property, System, V, Var, enabled, post_state
 
 CUR, NXT, SEL = "s", "n", "sel"     # the neutral symbols of the text (see terms.py)
 

@@ -1,4 +1,4 @@
-"""`LExpr` (checker.model) → SMT-LIB text, parsed into a Z3 context in one call.
+"""`LExpr` (checker.ir) → SMT-LIB text, parsed into a Z3 context in one call.
 
 Building terms through the z3 Python API costs ~15 API calls per node; the transition
 relation of a 150-variable ruleset took seconds to build that way, once per engine and
@@ -19,7 +19,7 @@ from typing import Any
 
 import z3  # noqa: TID251 - encode/ is one of the two packages allowed to import z3
 
-from checker.model import BOOL_OPS, Const, LExpr, Op, V
+from checker.ir import BOOL_OPS, Const, LExpr, Op, V
 
 _SMT = {"not": "not", "and": "and", "or": "or", "implies": "=>", "eq": "=",
         "ne": "distinct", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "add": "+",

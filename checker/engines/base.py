@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from enum import StrEnum
 
-from checker.model import Property
+from checker.ir import Property
 from checker.results import Method, PropertyResult, Status, StopReason, Trace
 
 MAX_CERTIFICATE = 4000

@@ -25,7 +25,7 @@ from checker.encode import Answer, Encoding, at_step, check, make_solver, stop_r
 from checker.engines.base import Budget, Outcome, found, to_result, unknown
 from checker.engines.session import Session, session_for
 from checker.interpret import replay
-from checker.model import Property, System
+from checker.ir import Property, System
 from checker.options import Options
 from checker.results import Method, PropertyResult, StopReason, Trace
 

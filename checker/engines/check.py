@@ -30,7 +30,7 @@ from checker.engines import bmc, explicit, induction, spacer, termination
 from checker.engines.base import Kind, Outcome, to_result, unknown
 from checker.engines.lemmas import Samples
 from checker.engines.session import Session
-from checker.model import Property, System
+from checker.ir import Property, System
 from checker.options import Options
 from checker.results import Method, PropertyResult, Status
 
@@ -122,8 +122,8 @@ def check_property(system: System, prop: Property, options: Options, *,
                    samples: Samples | None = None) -> PropertyResult:
     """Decide `prop` on `system` with the symbolic engines (module docstring). A proof
     made earlier on the same cone of influence is reused when `options.cache_dir` is set
-    (`checker.cache.lookup`)."""
-    from checker import cache
+    (`checker.plan.store.lookup`)."""
+    from checker.plan import store as cache
     start = time.perf_counter()
     hit = cache.lookup(system, prop, options)
     if hit is not None:

@@ -54,10 +54,9 @@ from checker.engines.decision import (
 )
 from checker.errors import InternalError
 from checker.interpret import evaluate
-from checker.model import Constraint, LExpr, System, conj, lvars, neg, stable
+from checker.ir import Constraint, LExpr, Ruleset, System, conj, lvars, neg, stable
 from checker.options import Options
 from checker.results import Finding
-from checker.spec.lower import Ruleset
 
 MAX_MARCO_ROUNDS = 5_000
 

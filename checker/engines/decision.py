@@ -29,10 +29,9 @@ import yaml
 import z3  # noqa: TID251  (engines own their z3 contexts, DESIGN §2)
 
 from checker.interpret import Interpreter, State, evaluate, explore, replay
-from checker.model import Const, LExpr, Op, Property, System, V, disj, lvars
+from checker.ir import Const, LExpr, Op, Property, Ruleset, System, V, disj, lvars
 from checker.options import Options
 from checker.results import Finding, Status, Trace
-from checker.spec.lower import Ruleset
 
 At = Literal["stable", "all"]
 

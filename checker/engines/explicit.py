@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from checker.engines.base import Outcome, found, to_result, unknown, unreachable
 from checker.interpret import Interpreter, State, explore, reachable_states, replay
-from checker.model import Property, System
+from checker.ir import Property, System
 from checker.options import Options
 from checker.results import Method, PropertyResult, StopReason
 

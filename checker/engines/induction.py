@@ -24,7 +24,7 @@ from checker.engines.base import Budget, Outcome, to_result, unknown, unreachabl
 from checker.engines.lemmas import Samples, candidates
 from checker.engines.session import Session, session_for
 from checker.interpret import compile_expr
-from checker.model import LExpr, Property, System
+from checker.ir import LExpr, Property, System
 from checker.options import Options
 from checker.results import Method, PropertyResult, StopReason
 

@@ -21,7 +21,7 @@ import random
 from collections.abc import Iterable
 
 from checker.interpret import Interpreter, State, compile_expr, reachable_states
-from checker.model import Const, LExpr, Op, System, V, lvars, stable
+from checker.ir import Const, LExpr, Op, System, V, lvars, stable
 
 MAX_VALUES = 6          # a variable with more observed values is not used as a premise
 MAX_CANDIDATES = 4000

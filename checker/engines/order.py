@@ -50,11 +50,12 @@ from checker.engines.decision import (
     visible,
 )
 from checker.interpret import Interpreter, State, evaluate
-from checker.model import (
+from checker.ir import (
     Const,
     LExpr,
     Modifier,
     Op,
+    Ruleset,
     Stat,
     System,
     Transition,
@@ -70,7 +71,6 @@ from checker.model import (
 )
 from checker.options import Options
 from checker.results import Finding
-from checker.spec.lower import Ruleset
 
 MAX_PEAKS = 4          # reachable peaks tried per rule pair before calling it undecided
 MAX_MODIFIERS = 10     # modifiers of one stat: every subset of them is decided

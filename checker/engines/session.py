@@ -14,7 +14,7 @@ import z3  # noqa: TID251 - engines/ is one of the two packages allowed to impor
 
 from checker.encode import Encoding, encode
 from checker.graph import cone
-from checker.model import Property, System
+from checker.ir import Property, System
 
 
 class Session:

@@ -23,7 +23,7 @@ from checker.encode import formulas as f
 from checker.encode.solver import explain_unknown
 from checker.engines.base import Budget, Outcome, to_result, unknown, unreachable
 from checker.engines.session import Session, session_for
-from checker.model import Property, System
+from checker.ir import Property, System
 from checker.options import Options
 from checker.results import Method, PropertyResult, StopReason
 

@@ -19,7 +19,7 @@ import z3  # noqa: TID251 - engines/ is one of the two packages allowed to impor
 from checker.encode import Answer, check, make_solver, stop_reason
 from checker.engines.base import Budget, Outcome, unknown, unreachable
 from checker.engines.session import Session, session_for
-from checker.model import Property, System
+from checker.ir import Property, System
 from checker.options import Options
 from checker.results import Method, StopReason
 

@@ -15,9 +15,9 @@ from typing import Any
 
 from checker.diagnostics import Diagnostic, Location
 from checker.errors import SpecError
-from checker.pipeline import Run
+from checker.ir import Ruleset
 from checker.results import Finding, PropertyResult, gate_violations
-from checker.spec.lower import Ruleset
+from checker.results.run import Run
 
 FORMAT_VERSION = 1
 

@@ -8,8 +8,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from checker.pipeline import CheckedRuleset, Run
 from checker.results import Finding, PropertyResult, Status, Trace
+from checker.results.run import CheckedRuleset, Run
 
 _SECTIONS = ("meta", "events", "rules", "prevents", "constraints", "facts", "modifiers",
              "procedures", "properties", "rulings")

@@ -14,7 +14,7 @@ from checker.diagnostics import Diagnostic
 from checker.spec.lower import MAX_SOURCE_BYTES, cite_refs, cited_items
 from checker.spec.schema import parse_spec
 from checker.spec.source import load_spec, read_text_file
-from checker.spec.text import Sentence, SourceText
+from checker.text import Sentence, SourceText
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ systems too large otherwise:
   fires at most as many rules as the system does, which stops at `res_bound`, so this keeps
   the over-approximation.
 
-`enabled(rule)` and `stable` are emitted as `#define`s from `checker.model.enabled`/`stable`
+`enabled(rule)` and `stable` are emitted as `#define`s from `checker.ir.enabled`/`stable`
 (guard and "the post-state differs in some variable other than `_res` and the monitors").
 Every `d_step` is straight-line code or one small `if` (SPIN limits jumps inside a `d_step`).
 
@@ -60,7 +60,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from checker.model import (
+from checker.ir import (
     Const,
     LExpr,
     Op,

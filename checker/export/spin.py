@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Literal
 
 from checker.export.promela import to_promela, to_promela_claims
-from checker.model import Property, System
+from checker.ir import Property, System
 
 Verdict = Literal["holds", "fails", "unknown"]
 

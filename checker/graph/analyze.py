@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import networkx as nx
 
 from checker.graph.build import build, rule_graph
-from checker.model import (
+from checker.ir import (
     FALSE,
     Assign,
     Const,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from checker.model import Const, LExpr, Op, System, Transition, V, lvars, post_state
+from checker.ir import Const, LExpr, Op, System, Transition, V, lvars, post_state
 
 ANY = "*"
 

@@ -16,14 +16,13 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from checker.coverage import Coverage
 from checker.diagnostics import CODES, Location
-from checker.model import lvars
+from checker.ir import Citation, Ruleset, lvars
 from checker.options import Options
-from checker.pipeline import CheckedRuleset, Run
 from checker.report import diagram
 from checker.results import FINDING_KINDS, Finding, PropertyResult, Status, Step, Trace
-from checker.spec.lower import Citation, Ruleset
+from checker.results.coverage import Coverage
+from checker.results.run import CheckedRuleset, Run
 
 REACHABLE_KINDS = frozenset({"reachable", "state-reachable", "rule-fires", "vacuity"})
 # violations of these kinds are reported as findings (checker.findings), not a second time

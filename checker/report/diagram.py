@@ -15,8 +15,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
-from checker.model import Assign, Const, LExpr, Op, System, Transition, V, lvars
-from checker.spec.lower import Ruleset
+from checker.ir import Assign, Const, LExpr, Op, Ruleset, System, Transition, V, lvars
 
 DOT_TIMEOUT_S = 20.0
 

@@ -9,14 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from checker.codec import finding_to, trace_to
 from checker.errata.diff import SpecDiff
 from checker.report.write import write_atomic
+from checker.results.codec import finding_to, trace_to
 
 if TYPE_CHECKING:
     from checker.options import Options
-    from checker.pipeline import Run
     from checker.report.data import FindingView, TraceView
+    from checker.results.run import Run
 
 FORMAT_VERSION = 1
 

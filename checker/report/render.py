@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Protocol, TextIO
 
 from checker.options import Options
-from checker.pipeline import Run
 from checker.report import terminal
 from checker.report.data import ReportData, build_report
 from checker.report.html import HtmlReporter
@@ -21,6 +20,7 @@ from checker.report.json_report import JsonReporter
 from checker.report.junit import JunitReporter
 from checker.report.sarif import SarifReporter
 from checker.report.write import OutputDir, write_atomic
+from checker.results.run import Run
 
 DEFAULT_HTML = Path("reports")
 

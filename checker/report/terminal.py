@@ -2,7 +2,7 @@
 open finding as `file:line:col: severity[code]: message` with the rulebook quotes under it.
 Colour only when the stream is a terminal (and NO_COLOR is unset); spec and rulebook text is
 never read as rich markup. `TerminalProgress` is the live display shown while a run is
-checking (its `update` is `checker.pipeline.check`'s progress callback)."""
+checking (its `update` is `checker.plan.tasks.check`'s progress callback)."""
 
 from __future__ import annotations
 
@@ -157,7 +157,7 @@ ProgressCallback = Callable[[str, str, int, int], None]   # (ruleset, item, done
 
 
 class TerminalProgress:
-    """A live progress display for `checker.pipeline.check`: pass `update` as its progress
+    """A live progress display for `checker.plan.tasks.check`: pass `update` as its progress
     callback. Once the run has taken `delay` seconds it shows which property is being
     checked and how many are done; it disappears when the `with` block ends. Shown only
     when `enabled` (default: when `stream` is a terminal); otherwise `update` does nothing.

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from checker.spec.lower import Ruleset, lower
+from checker.ir import Ruleset
+from checker.spec.lower import lower
 from checker.spec.schema import parse_spec
 from checker.spec.source import load_spec
 

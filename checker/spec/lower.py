@@ -9,28 +9,32 @@ locations the source map knows.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from checker.diagnostics import Diagnostic, Location
+from checker.diagnostics import Diagnostic
 from checker.errors import SpecError
-from checker.model import (
+from checker.ir import (
     FALSE,
     Assign,
+    Citation,
     Const,
     Constraint,
     Decision,
+    Element,
     Fact,
     LExpr,
     Modifier,
     Op,
     Property,
+    Ruleset,
     Stat,
     System,
     Transition,
     V,
     Var,
+    allowed_expr,
     conj,
     disj,
     enabled,
@@ -40,46 +44,10 @@ from checker.model import (
 from checker.spec import expr as ast
 from checker.spec.schema import Cite, CiteRef, SpecDoc
 from checker.spec.source import PathKey, SpecTree, read_text_file
-from checker.spec.text import Match, SourceText
+from checker.text import Match, SourceText
 
 MAX_SOURCE_BYTES = 1024 * 1024
 STATE_BOUND = 2  # a flag State is a count 0..2, so that stacking is observable
-
-
-@dataclass(frozen=True)
-class Citation:
-    element: str          # spec element id
-    quote: str
-    start: int
-    end: int
-    line: int
-
-
-@dataclass(frozen=True)
-class Element:
-    """A cited spec element: a rule, constraint, State, property, informal entry ..."""
-
-    id: str
-    section: str          # "rules", "constraints", "states", "informal", ...
-    path: PathKey
-    location: Location
-    quotes: tuple[str, ...]
-    reason: str = ""      # informal entries: why the sentence is not formalized
-
-
-@dataclass(frozen=True)
-class Ruleset:
-    id: str
-    title: str
-    spec_file: str
-    source_file: str
-    source: SourceText
-    system: System
-    elements: dict[str, Element]
-    citations: tuple[Citation, ...]
-    undefined: tuple[tuple[str, str], ...] = ()   # (name, element id)
-    spec_text: str = field(default="", repr=False)
-    doc: SpecDoc | None = field(default=None, repr=False, compare=False)
 
 
 class _Ctx:
@@ -1104,22 +1072,6 @@ def _lower_rulings(ctx: _Ctx, constraints: list[Constraint]) -> list[Property]:
                             disj(*premises), states=states,
                             text=f"the situation of ruling {rd.id!r} can occur"))
     return out
-
-
-def allowed_expr(constraints: list[Constraint] | tuple[Constraint, ...], dim: str, option: str,
-                 model: str | None) -> LExpr:
-    """Option `option` of decision `dim` is allowed for `model` by the effective constraints
-    (those not overridden by another active constraint of the same model)."""
-    mine = [c for c in constraints if c.decision == dim and c.model == model]
-    everyone = [c for c in constraints if c.model == model]
-    parts: list[LExpr] = []
-    for c in mine:
-        overriders = [o.when for o in everyone if c.source in o.overrides]
-        effective = conj(c.when, *(neg(w) for w in overriders))
-        permits = option not in c.options if c.kind == "forbid" else option in c.options
-        if not permits:
-            parts.append(neg(effective))
-    return conj(*parts)
 
 
 def _is_cap(text: str) -> bool:

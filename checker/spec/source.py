@@ -17,12 +17,12 @@ import yaml
 
 from checker.diagnostics import Diagnostic, Location
 from checker.errors import SpecError
+from checker.ir import PathKey
 
 MAX_BYTES = 2 * 1024 * 1024
 MAX_DEPTH = 40
 MAX_NODES = 20_000
 
-PathKey = tuple[str | int, ...]
 
 
 @dataclass(frozen=True)

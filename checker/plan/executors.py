@@ -1,15 +1,15 @@
 """`check_parallel`: the checks of a run spread over a pool of worker processes (`--jobs`).
 
 The units of work, per ruleset not answered by the whole-ruleset cache:
-- the shared explicit search (`pipeline.shared_search`), then one task per property
-  (`pipeline.decide_property`) once the search is done;
-- the parts of the conflict scan and of the order scan (`pipeline.scan_items`), one task
+- the shared explicit search (`checker.plan.tasks.shared_search`), then one task per property
+  (`checker.plan.tasks.decide_property`) once the search is done;
+- the parts of the conflict scan and of the order scan (`checker.plan.tasks.scan_items`), one task
   each, started at once.
 
 Workers are forked from this process, so they inherit the loaded rulesets (`_RULESETS`)
 and nothing but indexes, options and results (plain dataclasses) cross a process boundary;
 z3 terms never do (each worker builds its own contexts). The result is assembled in the
-same order as the one-process path (`pipeline._assemble`), so a run gives the same reports
+same order as the one-process path (`checker.plan.tasks.assemble`), so a run gives the same reports
 whatever `--jobs` is; a test checks this.
 """
 
@@ -21,33 +21,31 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from typing import TYPE_CHECKING, Any
 
 from checker.options import Options
+from checker.plan.shards import in_shard, joined, run_scan, scan_items, shard_system
+from checker.plan.tasks import assemble, decide_property, ruleset_cache, shared_search
 from checker.results import PropertyResult, RulesetResult
 
 if TYPE_CHECKING:
     from checker.engines.decision import Scan
     from checker.interpret import Verdicts
-    from checker.model import System
-    from checker.pipeline import CheckedRuleset, Progress
-    from checker.spec.lower import Ruleset
+    from checker.ir import Ruleset, System
+    from checker.results.run import CheckedRuleset, Progress
 
 _RULESETS: list[Ruleset] = []        # the run's rulesets, set before the workers fork
 _SYSTEMS: list[System] = []          # their systems with this shard's properties
 
 
 def _search(r: int, options: Options) -> tuple[dict[str, PropertyResult | None], Verdicts]:
-    from checker.pipeline import shared_search
     return shared_search(_SYSTEMS[r], options)
 
 
 def _property(r: int, i: int, options: Options, cached: PropertyResult | None,
               macro: Verdicts) -> PropertyResult:
-    from checker.pipeline import decide_property
     system = _SYSTEMS[r]
     return decide_property(system, system.properties[i], options, cached, macro)
 
 
 def _scan(r: int, item: str, options: Options) -> Scan:
-    from checker.pipeline import run_scan
     return run_scan(_RULESETS[r], item, options)
 
 
@@ -56,7 +54,6 @@ class _Pending:
 
     def __init__(self, ruleset: Ruleset, system: System, options: Options,
                  store: Callable[[RulesetResult], None]) -> None:
-        from checker.pipeline import in_shard, scan_items
 
         self.ruleset = ruleset
         self.system = system
@@ -70,16 +67,15 @@ class _Pending:
 
 def check_parallel(rulesets: list[Ruleset], options: Options,
                    progress: Progress | None = None) -> list[CheckedRuleset]:
-    """`pipeline.check_ruleset` for every ruleset, the work spread over `options.jobs`
+    """`checker.plan.tasks.check_ruleset` for every ruleset, the work spread over `options.jobs`
     forked worker processes."""
     import time
 
-    from checker.pipeline import _assemble, _ruleset_cache, joined, shard_system
 
     done: dict[int, CheckedRuleset] = {}
     pending: dict[int, _Pending] = {}
     for r, ruleset in enumerate(rulesets):
-        cached, opts, store = _ruleset_cache(ruleset, options)
+        cached, opts, store = ruleset_cache(ruleset, options)
         if cached is not None:
             done[r] = cached
         else:
@@ -124,7 +120,7 @@ def check_parallel(rulesets: list[Ruleset], options: Options,
                     p.left -= 1
                     if p.left == 0:
                         props = [x for x in p.props if x is not None]
-                        checked = _assemble(p.ruleset, props,
+                        checked = assemble(p.ruleset, props,
                                             joined(p.scans),
                                             time.perf_counter() - began)
                         p.store(checked.result)

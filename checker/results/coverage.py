@@ -1,11 +1,8 @@
-"""Coverage of the rulebook text: which sentences a spec formalizes, lists as informal,
-or leaves uncovered. Headings are not counted."""
+"""How much of a rulebook text a spec covers: each sentence formalized, informal or uncovered."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from checker.spec.lower import Ruleset
 
 
 @dataclass(frozen=True)
@@ -41,20 +38,3 @@ class Coverage:
     def percent(self) -> float:
         total = self.formalized + self.informal + self.uncovered
         return 100.0 * self.formalized / total if total else 100.0
-
-
-def coverage(ruleset: Ruleset) -> Coverage:
-    """Classify every sentence of `ruleset`'s source text by the citations that overlap it."""
-    out: list[SentenceCoverage] = []
-    for s in ruleset.source.sentences:
-        ids = sorted({c.element for c in ruleset.citations if c.start < s.end and s.start < c.end})
-        if s.kind == "heading":
-            status = "heading"
-        elif any(not i.startswith(("informal:", "undefined:")) for i in ids):
-            status = "formalized"
-        elif ids:
-            status = "informal"
-        else:
-            status = "uncovered"
-        out.append(SentenceCoverage(s.index, s.line, s.text, s.kind, status, tuple(ids)))
-    return Coverage(tuple(out))

@@ -1,75 +1,31 @@
-"""`check(paths, options)`: every stage composed, from spec files to results. Never prints;
-progress is reported through an optional callback."""
+"""The units of work of a check: one ruleset checked in one process (`check_ruleset`), and
+the pieces the process pool runs (`shared_search`, `decide_property`, `assemble`). Never
+prints; progress is reported through an optional callback."""
 
 from __future__ import annotations
 
 import contextlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from checker.coverage import Coverage, coverage
-from checker.diagnostics import Diagnostic, Location
-from checker.discover import discover
-from checker.errors import SpecError
-from checker.model import Property, System
+from checker.ir import Property, Ruleset, System
 from checker.options import Options
+from checker.plan.shards import in_shard, joined, run_scan, scan_items, shard_system
 from checker.results import Method, PropertyResult, RulesetResult, Status
-from checker.spec.load import load_ruleset
-from checker.spec.lower import Ruleset
+from checker.results.run import CheckedRuleset, Progress
+from checker.spec.coverage import coverage
 
 if TYPE_CHECKING:
     from checker.engines.decision import Scan
     from checker.interpret import Verdicts
 
-Progress = Callable[[str, str, int, int], None]   # (ruleset, item, done, total)
-
-
-@dataclass
-class CheckedRuleset:
-    ruleset: Ruleset
-    result: RulesetResult
-    coverage: Coverage
-
-
-@dataclass
-class Run:
-    checked: list[CheckedRuleset]
-
-
-def load_all(paths: list[Path]) -> list[Ruleset]:
-    """Load every spec; collect the diagnostics of all files before failing."""
-    rulesets: list[Ruleset] = []
-    diags: list[Diagnostic] = []
-    for path in discover(paths):
-        try:
-            rulesets.append(load_ruleset(path, _display(path)))
-        except SpecError as exc:
-            diags.extend(exc.diagnostics)
-    seen: dict[str, str] = {}
-    for r in rulesets:
-        if r.id in seen:
-            diags.append(Diagnostic("RP204", f"ruleset id {r.id!r} is also used by "
-                                    f"{seen[r.id]}", Location(r.spec_file, 1, 1)))
-        seen[r.id] = r.spec_file
-    if diags:
-        raise SpecError(diags)
-    return rulesets
-
-
-def _display(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
-
 
 def check_ruleset(ruleset: Ruleset, options: Options,
                   progress: Progress | None = None) -> CheckedRuleset:
     """Check one ruleset; an unchanged ruleset is answered from the cache without solving."""
-    cached, options, store = _ruleset_cache(ruleset, options)
+    cached, options, store = ruleset_cache(ruleset, options)
     if cached is not None:
         return cached
     checked = _check_fresh(ruleset, options, progress)
@@ -77,12 +33,12 @@ def check_ruleset(ruleset: Ruleset, options: Options,
     return checked
 
 
-def _ruleset_cache(ruleset: Ruleset, options: Options
+def ruleset_cache(ruleset: Ruleset, options: Options
                    ) -> tuple[CheckedRuleset | None, Options, Callable[[RulesetResult], None]]:
     """The whole-ruleset cache entry (if any), the options with the per-property cache
     switched on when caching, and the function that stores a fresh result."""
-    from checker.cache import Cache, digest, options_key
-    from checker.codec import ruleset_result_from, ruleset_result_to
+    from checker.plan.store import Cache, digest, options_key
+    from checker.results.codec import ruleset_result_from, ruleset_result_to
 
     cache = Cache(enabled=options.use_cache)
     if options.use_cache:
@@ -104,66 +60,13 @@ def _check_fresh(ruleset: Ruleset, options: Options,
                              progress=_bind(progress, ruleset.id))
     scans = {item: run_scan(ruleset, item, options) for item in scan_items()
              if in_shard(ruleset.id, item, options)}
-    return _assemble(ruleset, props, joined(scans), time.perf_counter() - start)
+    return assemble(ruleset, props, joined(scans), time.perf_counter() - start)
 
 
-def scan_items() -> list[str]:
-    """The units of work of the conflict and order scans of a ruleset: each scan in
-    `SCAN_PARTS` independent parts (`checker.engines.decision.scan_part`)."""
-    from checker.engines.decision import SCAN_PARTS
-    return [f"scan:{kind}#{k}" for kind in ("conflicts", "order") for k in range(SCAN_PARTS)]
-
-
-def run_scan(ruleset: Ruleset, item: str, options: Options) -> Scan:
-    """One part of a scan (`scan_items`)."""
-    from checker.engines import conflicts, order
-    kind, _, k = item.removeprefix("scan:").partition("#")
-    scan = conflicts.scan_conflicts if kind == "conflicts" else order.scan_order
-    return scan(ruleset, options, int(k))
-
-
-def joined(parts: dict[str, Scan]) -> list[Scan]:
-    """The conflict scan and the order scan, each merged from its parts in part order
-    (only the parts given: a shard may hold some)."""
-    from checker.engines.decision import merge_scans
-    items = scan_items()
-    return [merge_scans(parts[i] for i in items if i.startswith(kind) and i in parts)
-            for kind in ("scan:conflicts#", "scan:order#")]
-
-
-def in_shard(ruleset_id: str, item: str, options: Options) -> bool:
-    """Does `item` (a property id, or one of `scan_items()`) of the ruleset belong to the shard
-    `options.shard` = (K, N)? A hash of the names, so every machine of a CI matrix
-    splits the work the same way, whatever the order of the spec."""
-    k, n = options.shard
-    if n == 1:
-        return True
-    import hashlib
-    h = hashlib.sha256(f"{ruleset_id}\0{item}".encode()).digest()
-    return int.from_bytes(h[:8], "big") % n == k - 1
-
-
-def shard_system(ruleset: Ruleset, options: Options) -> System:
-    """The ruleset's system with only the properties of this shard."""
-    system = ruleset.system
-    if options.shard[1] == 1:
-        return system
-    return replace(system, properties=tuple(p for p in system.properties
-                                            if in_shard(ruleset.id, p.id, options)))
-
-
-def shard_share(rulesets: list[Ruleset], options: Options) -> tuple[int, int, int, int]:
-    """(properties in the shard, properties, scans in the shard, scans)."""
-    props = [(r.id, p.id) for r in rulesets for p in r.system.properties]
-    scans = [(r.id, s) for r in rulesets for s in scan_items()]
-    return (sum(in_shard(r, i, options) for r, i in props), len(props),
-            sum(in_shard(r, s, options) for r, s in scans), len(scans))
-
-
-def _assemble(ruleset: Ruleset, props: list[PropertyResult], scans: list[Scan],
+def assemble(ruleset: Ruleset, props: list[PropertyResult], scans: list[Scan],
               seconds: float) -> CheckedRuleset:
     """The ruleset's result from its property results and its conflict and order scans."""
-    from checker import findings
+    from checker.results import findings
 
     found = findings.from_properties(ruleset, props)
     props = list(props)
@@ -184,7 +87,7 @@ def check_properties(system: System, options: Options,
                      ) -> list[PropertyResult]:
     """Every property of `system`, cheapest evidence first.
 
-    A proof cached for an unchanged cone of influence is reused (`checker.cache.lookup`).
+    A proof cached for an unchanged cone of influence is reused (`checker.plan.store.lookup`).
     One shared explicit search over macro steps (`interpret.explore_macro`) runs for the
     rest: it finds every counterexample and witness it can reach, shortest in events, each
     replayed by the reference interpreter. What it leaves open goes to the symbolic engines
@@ -209,8 +112,8 @@ def shared_search(system: System, options: Options
                   ) -> tuple[dict[str, PropertyResult | None], Verdicts]:
     """The cached proofs of `system`'s properties (None: not cached), and the shared
     explicit search for the others (`check_properties`)."""
-    from checker import cache
     from checker.interpret import explore_macro
+    from checker.plan import store as cache
 
     known = {p.id: cache.lookup(system, p, options) for p in system.properties}
     todo = [p for p in system.properties if known[p.id] is None]
@@ -223,10 +126,11 @@ def decide_property(system: System, prop: Property, options: Options,
                     cached: PropertyResult | None, macro: Verdicts) -> PropertyResult:
     """One property's result, given its cached proof and the shared search
     (`check_properties`)."""
-    from checker import cache, engines
+    from checker import engines
     from checker.engines import induction
     from checker.engines.base import Kind, to_result
     from checker.interpret import replay
+    from checker.plan import store as cache
 
     if cached is not None:     # a proof on an unchanged cone of influence
         return cached
@@ -269,13 +173,3 @@ def _bind(progress: Progress | None, ruleset: str) -> Callable[[str, int, int], 
     if progress is None:
         return None
     return lambda item, done, total: progress(ruleset, item, done, total)
-
-
-def check(paths: list[Path], options: Options, progress: Progress | None = None, *,
-          rulesets: list[Ruleset] | None = None) -> Run:
-    """Load (unless `rulesets` are given, already loaded from `paths`) and check."""
-    loaded = load_all(paths) if rulesets is None else rulesets
-    if options.jobs > 1:
-        from checker.parallel import check_parallel
-        return Run(check_parallel(loaded, options, progress))
-    return Run([check_ruleset(r, options, progress) for r in loaded])

@@ -20,7 +20,15 @@ becoming stable is stuck: that is the non-termination finding.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+from checker.diagnostics import Location
+from checker.text import SourceText
+
+if TYPE_CHECKING:
+    from checker.spec.schema import SpecDoc
+
+PathKey = tuple[str | int, ...]     # a path into the spec tree (source map key)
 
 # ----------------------------------------------------------------------------- expressions
 
@@ -287,3 +295,57 @@ def enabled(system: System, rule: Transition) -> LExpr:
 def stable(system: System) -> LExpr:
     """No rule is enabled."""
     return neg(disj(*(enabled(system, r) for r in system.rules)))
+
+
+def allowed_expr(constraints: list[Constraint] | tuple[Constraint, ...], dim: str, option: str,
+                 model: str | None) -> LExpr:
+    """Option `option` of decision `dim` is allowed for `model` by the effective constraints
+    (those not overridden by another active constraint of the same model)."""
+    mine = [c for c in constraints if c.decision == dim and c.model == model]
+    everyone = [c for c in constraints if c.model == model]
+    parts: list[LExpr] = []
+    for c in mine:
+        overriders = [o.when for o in everyone if c.source in o.overrides]
+        effective = conj(c.when, *(neg(w) for w in overriders))
+        permits = option not in c.options if c.kind == "forbid" else option in c.options
+        if not permits:
+            parts.append(neg(effective))
+    return conj(*parts)
+
+
+# ----------------------------------------------------------------------------- the ruleset
+
+@dataclass(frozen=True)
+class Citation:
+    element: str          # spec element id
+    quote: str
+    start: int
+    end: int
+    line: int
+
+
+@dataclass(frozen=True)
+class Element:
+    """A cited spec element: a rule, constraint, State, property, informal entry ..."""
+
+    id: str
+    section: str          # "rules", "constraints", "states", "informal", ...
+    path: PathKey
+    location: Location
+    quotes: tuple[str, ...]
+    reason: str = ""      # informal entries: why the sentence is not formalized
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    id: str
+    title: str
+    spec_file: str
+    source_file: str
+    source: SourceText
+    system: System
+    elements: dict[str, Element]
+    citations: tuple[Citation, ...]
+    undefined: tuple[tuple[str, str], ...] = ()   # (name, element id)
+    spec_text: str = field(default="", repr=False)
+    doc: SpecDoc | None = field(default=None, repr=False, compare=False)

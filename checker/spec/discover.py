@@ -1,5 +1,5 @@
 """Which spec files a run reads (`discover`): light, so that an unchanged re-run can be
-recognized (`checker.cache.run_key`) before anything heavy is imported."""
+recognized (`checker.plan.store.run_key`) before anything heavy is imported."""
 
 from __future__ import annotations
 

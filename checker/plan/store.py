@@ -22,7 +22,7 @@ from checker import __version__
 from checker.options import Options
 
 if TYPE_CHECKING:
-    from checker.model import Property, System
+    from checker.ir import Property, System
     from checker.results import PropertyResult
 
 CACHE_DIR = Path(".ruleproof-cache")
@@ -125,7 +125,7 @@ def lookup(system: System, prop: Property, options: Options) -> PropertyResult |
     """`prop`'s cached cone proof, if `options.cache_dir` is set and it has one."""
     if not options.cache_dir:
         return None
-    from checker.codec import property_from
+    from checker.results.codec import property_from
     hit = Cache(Path(options.cache_dir)).get(cone_key(system, prop, options))
     if hit is None:
         return None
@@ -142,7 +142,7 @@ def store(system: System, prop: Property, options: Options, result: PropertyResu
         return
     import dataclasses
 
-    from checker.codec import property_to
+    from checker.results.codec import property_to
     Cache(Path(options.cache_dir)).put(cone_key(system, prop, options),
                                        property_to(dataclasses.replace(result, seconds=0.0)))
 

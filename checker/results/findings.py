@@ -3,8 +3,8 @@ unreachable States, dead rules, vacuous properties, non-termination, undefined r
 
 from __future__ import annotations
 
+from checker.ir import Ruleset
 from checker.results import Finding, PropertyResult, Status
-from checker.spec.lower import Ruleset
 
 
 def from_properties(ruleset: Ruleset, results: list[PropertyResult]) -> list[Finding]:

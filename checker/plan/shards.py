@@ -1,0 +1,66 @@
+"""Scan parts and shards: how a ruleset's work is cut into items (`scan_items`), and which
+items belong to the shard `--shard K/N` (`in_shard`, a hash of the names)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from checker.ir import Ruleset, System
+from checker.options import Options
+
+if TYPE_CHECKING:
+    from checker.engines.decision import Scan
+
+
+def scan_items() -> list[str]:
+    """The units of work of the conflict and order scans of a ruleset: each scan in
+    `SCAN_PARTS` independent parts (`checker.engines.decision.scan_part`)."""
+    from checker.engines.decision import SCAN_PARTS
+    return [f"scan:{kind}#{k}" for kind in ("conflicts", "order") for k in range(SCAN_PARTS)]
+
+
+def run_scan(ruleset: Ruleset, item: str, options: Options) -> Scan:
+    """One part of a scan (`scan_items`)."""
+    from checker.engines import conflicts, order
+    kind, _, k = item.removeprefix("scan:").partition("#")
+    scan = conflicts.scan_conflicts if kind == "conflicts" else order.scan_order
+    return scan(ruleset, options, int(k))
+
+
+def joined(parts: dict[str, Scan]) -> list[Scan]:
+    """The conflict scan and the order scan, each merged from its parts in part order
+    (only the parts given: a shard may hold some)."""
+    from checker.engines.decision import merge_scans
+    items = scan_items()
+    return [merge_scans(parts[i] for i in items if i.startswith(kind) and i in parts)
+            for kind in ("scan:conflicts#", "scan:order#")]
+
+
+def in_shard(ruleset_id: str, item: str, options: Options) -> bool:
+    """Does `item` (a property id, or one of `scan_items()`) of the ruleset belong to the shard
+    `options.shard` = (K, N)? A hash of the names, so every machine of a CI matrix
+    splits the work the same way, whatever the order of the spec."""
+    k, n = options.shard
+    if n == 1:
+        return True
+    import hashlib
+    h = hashlib.sha256(f"{ruleset_id}\0{item}".encode()).digest()
+    return int.from_bytes(h[:8], "big") % n == k - 1
+
+
+def shard_system(ruleset: Ruleset, options: Options) -> System:
+    """The ruleset's system with only the properties of this shard."""
+    system = ruleset.system
+    if options.shard[1] == 1:
+        return system
+    return replace(system, properties=tuple(p for p in system.properties
+                                            if in_shard(ruleset.id, p.id, options)))
+
+
+def shard_share(rulesets: list[Ruleset], options: Options) -> tuple[int, int, int, int]:
+    """(properties in the shard, properties, scans in the shard, scans)."""
+    props = [(r.id, p.id) for r in rulesets for p in r.system.properties]
+    scans = [(r.id, s) for r in rulesets for s in scan_items()]
+    return (sum(in_shard(r, i, options) for r, i in props), len(props),
+            sum(in_shard(r, s, options) for r, s in scans), len(scans))

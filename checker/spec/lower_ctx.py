@@ -1,0 +1,49 @@
+"""The lowering context: name tables and diagnostics shared by the `lower_*` modules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from checker.diagnostics import Diagnostic
+from checker.ir import LExpr, PathKey, Var
+from checker.spec.schema import SpecDoc
+from checker.spec.source import SpecTree
+
+
+class Ctx:
+    """Name tables and the diagnostics collected while lowering one spec."""
+
+    def __init__(self, doc: SpecDoc, tree: SpecTree) -> None:
+        self.doc = doc
+        self.tree = tree
+        self.diags: list[Diagnostic] = []
+        self.models: tuple[str, ...] = tuple(doc.models)
+        self.vars: dict[str, Var] = {}
+        self.state_kind: dict[str, str] = {}        # State → flag | marker | valued
+        self.state_values: dict[str, tuple[int, ...]] = {}
+        self.global_vars: set[str] = set()
+        self.model_vars: set[str] = set()
+        self.inputs: set[str] = set()
+        self.events: dict[str, Any] = {}
+        self.prevents: dict[tuple[str | None, str], list[LExpr]] = {}
+        self.stacking_none: set[str] = set()
+        self.happened_needed: set[str] = set()
+        self.emitting: list[str] = []
+
+    def err(self, code: str, message: str, path: PathKey, fix: str | None = None) -> None:
+        d = Diagnostic(code, message, self.tree.source_map.at(path), fix)
+        if d not in self.diags:  # with several models, one problem is found once per model
+            self.diags.append(d)
+
+    def q(self, model: str | None, name: str) -> str:
+        return f"{model}.{name}" if model else name
+
+    def instance(self, ident: str, model: str | None) -> str:
+        return f"{ident}@{model}" if model else ident
+
+    def per_model(self) -> tuple[str | None, ...]:
+        return self.models if self.models else (None,)
+
+    def known_names(self) -> list[str]:
+        return [*self.state_kind, *self.model_vars, *self.global_vars, *self.inputs,
+                *(lab for v in self.vars.values() for lab in v.labels)]

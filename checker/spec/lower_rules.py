@@ -1,0 +1,206 @@
+"""Lowering transitions (events, rules), constraints, facts and modifiers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from checker.ir import (
+    Assign,
+    Const,
+    Constraint,
+    Fact,
+    LExpr,
+    Modifier,
+    Op,
+    PathKey,
+    Stat,
+    Transition,
+    V,
+    Var,
+    conj,
+    disj,
+    neg,
+)
+from checker.spec.lower_ctx import Ctx
+from checker.spec.lower_effects import event_instance, lower_effects, phase_effects
+from checker.spec.lower_expr import did_you_mean, lower_bool
+
+# ============================================================================ transitions
+
+def lower_events(ctx: Ctx) -> list[Transition]:
+    out: list[Transition] = []
+    phases = ctx.doc.phases
+    for i, ph in enumerate(phases):
+        ident = f"{ph}-phase"
+        if ctx.events[ident][0] is not None:
+            continue  # the user defined this event themselves
+        prev = phases[i - 1]
+        guard = Op("eq", (V("phase"), Const(phases.index(prev))))
+        out.append(Transition(ident, "phases", "event", guard,
+                              tuple(phase_effects(ctx, ident))))
+    for i, ev in enumerate(ctx.doc.events):
+        models = ctx.per_model() if ev.scope == "model" else (None,)
+        for m in models:
+            guard = lower_bool(ctx, ev.when, m, ("events", i, "when"))
+            effects = lower_effects(ctx, ev.do, m, ("events", i, "do"))
+            out.append(Transition(ctx.instance(ev.id, m), ev.id, "event", guard,
+                                  tuple(effects), m))
+    return out
+
+
+def lower_rules(ctx: Ctx) -> list[Transition]:
+    out: list[Transition] = []
+    for i, rd in enumerate(ctx.doc.rules):
+        ons = [rd.on] if isinstance(rd.on, str) else list(rd.on or [])
+        for m in ctx.per_model():
+            ident = ctx.instance(rd.id, m)
+            when = lower_bool(ctx, rd.when, m, ("rules", i, "when"))
+            effects = lower_effects(ctx, rd.do, m, ("rules", i, "do"))
+            on_inst: list[str] = []
+            for ev in ons:
+                if ev not in ctx.events:
+                    ctx.err("RP203", f"unknown event {ev!r} in 'on'", ("rules", i, "on"),
+                            did_you_mean(ev, list(ctx.events)))
+                    continue
+                inst = event_instance(ctx, ev, m)
+                ctx.happened_needed.add(inst)
+                on_inst.append(inst)
+            if ons:
+                happened = disj(*(Op("eq", (V(f"_happened:{e}"), Const(1))) for e in on_inst))
+                fired = f"_fired:{ident}"
+                first = conj(happened, Op("eq", (V(fired), Const(0))), when)
+                guard = first
+                if rd.repeat_while:
+                    again = lower_bool(ctx, rd.repeat_while, m, ("rules", i, "repeat_while"))
+                    guard = disj(first, conj(happened, Op("eq", (V(fired), Const(1))), again))
+                effects = [*effects, Assign(fired, Const(1))]
+            else:
+                if rd.repeat_while:
+                    ctx.err("RP209", "'repeat_while' needs 'on' (the event that starts the "
+                            "loop)", ("rules", i, "repeat_while"))
+                guard = when
+            out.append(Transition(ident, rd.id, "rule", guard, tuple(effects), m,
+                                  tuple(on_inst)))
+    return out
+
+
+def add_bookkeeping(ctx: Ctx, rules: list[Transition],
+                    monitors: list[tuple[str, LExpr]]) -> None:
+    for inst in sorted(ctx.happened_needed):
+        ctx.vars[f"_happened:{inst}"] = Var(f"_happened:{inst}", 0, 1, (0,), "happened")
+    for r in rules:
+        if r.on:
+            ctx.vars[f"_fired:{r.id}"] = Var(f"_fired:{r.id}", 0, 1, (0,), "fired")
+    for name, _ in monitors:
+        ctx.vars[name] = Var(name, 0, 1, (0,), "seen")
+
+
+def with_resets(ctx: Ctx, ev: Transition) -> Transition:
+    resets = [Assign(v.name, Const(0)) for v in ctx.vars.values() if v.kind in ("happened",
+                                                                                "fired")]
+    resets.append(Assign("_res", Const(0)))
+    inst = f"_happened:{ev.id}"
+    if inst in ctx.vars:
+        resets.append(Assign(inst, Const(1)))
+    return Transition(ev.id, ev.source, ev.kind, ev.guard, (*resets, *ev.effects), ev.model,
+                      ev.on)
+
+
+# ============================================================================ constraints
+
+def lower_constraints(ctx: Ctx) -> list[Constraint]:
+    out: list[Constraint] = []
+    ids = {c.id for c in ctx.doc.constraints} | {
+        f"{p.id}.{s.id}" for p in ctx.doc.procedures for s in p.steps} | {
+        p.id for p in ctx.doc.procedures}
+    for i, cd in enumerate(ctx.doc.constraints):
+        for o in cd.overrides:
+            if o not in ids:
+                ctx.err("RP203", f"'overrides' names unknown constraint {o!r}",
+                        ("constraints", i, "overrides"), did_you_mean(o, sorted(ids)))
+        for m in ctx.per_model():
+            when = lower_bool(ctx, cd.when, m, ("constraints", i, "when"))
+            out.extend(_decision_constraints(ctx, cd.id, cd.id, cd, when, tuple(cd.overrides), m,
+                                             ("constraints", i)))
+    for i, pd in enumerate(ctx.doc.procedures):
+        for m in ctx.per_model():
+            when = lower_bool(ctx, pd.when, m, ("procedures", i, "when"))
+            earlier: list[LExpr] = []
+            for j, st in enumerate(pd.steps):
+                cond = lower_bool(ctx, st.if_, m, ("procedures", i, "steps", j, "if"))
+                active = conj(when, *(neg(e) for e in earlier), cond)
+                earlier.append(cond)
+                sid = f"{pd.id}.{st.id}"
+                out.extend(_decision_constraints(ctx, sid, sid, st, active, (), m,
+                                                 ("procedures", i, "steps", j)))
+    return out
+
+
+def _decision_constraints(ctx: Ctx, ident: str, source: str, decl: Any, when: LExpr,
+                          overrides: tuple[str, ...], model: str | None,
+                          path: PathKey) -> list[Constraint]:
+    out: list[Constraint] = []
+    given = False
+    for kind in ("only", "forbid", "must"):
+        spec = getattr(decl, kind)
+        if spec is None:
+            continue
+        given = True
+        for dim, opts in spec.items():
+            options = (opts,) if isinstance(opts, str) else tuple(opts)
+            if dim not in ctx.doc.decisions:
+                ctx.err("RP203", f"unknown decision {dim!r}", (*path, kind, dim),
+                        did_you_mean(dim, list(ctx.doc.decisions)))
+                continue
+            for o in options:
+                if o not in ctx.doc.decisions[dim]:
+                    ctx.err("RP203", f"{o!r} is not an option of decision {dim!r}",
+                            (*path, kind, dim), did_you_mean(o, ctx.doc.decisions[dim]))
+            out.append(Constraint(f"{ctx.instance(ident, model)}/{dim}", source, kind, dim,
+                                  options, when, overrides, model))  # type: ignore[arg-type]
+    if not given and not hasattr(decl, "steps"):
+        ctx.err("RP209", "a constraint needs one of 'only', 'forbid', 'must'", path)
+    return out
+
+
+def lower_facts(ctx: Ctx) -> list[Fact]:
+    out: list[Fact] = []
+    ids = [f.id for f in ctx.doc.facts]
+    for i, fd in enumerate(ctx.doc.facts):
+        for o in fd.overrides:
+            if o not in ids:
+                ctx.err("RP203", f"'overrides' names unknown fact {o!r}",
+                        ("facts", i, "overrides"), did_you_mean(o, ids))
+        for m in ctx.per_model():
+            when = lower_bool(ctx, fd.when, m, ("facts", i, "when"))
+            for attr, value in fd.set.items():
+                out.append(Fact(f"{ctx.instance(fd.id, m)}/{attr}", fd.id, attr, str(value), when,
+                                tuple(fd.overrides), m))
+    return out
+
+
+def lower_modifiers(ctx: Ctx) -> tuple[list[Stat], list[Modifier]]:
+    stats = [Stat(n, s.base, s.round) for n, s in ctx.doc.stats.items()]
+    out: list[Modifier] = []
+    for i, md in enumerate(ctx.doc.modifiers):
+        if md.stat not in ctx.doc.stats:
+            ctx.err("RP203", f"unknown stat {md.stat!r}", ("modifiers", i, "stat"),
+                    did_you_mean(md.stat, list(ctx.doc.stats)))
+        words = md.op.split()
+        op = words[0] if words else ""
+        arg = 0
+        ok = op in ("halve", "double") and len(words) == 1
+        if op in ("add", "set", "cap", "floor") and len(words) == 2:
+            try:
+                arg = int(words[1])
+                ok = True
+            except ValueError:
+                ok = False
+        if not ok:
+            ctx.err("RP205", f"modifier op {md.op!r} is not one of: halve, double, add N, set N,"
+                    " cap N, floor N", ("modifiers", i, "op"))
+            continue
+        for m in ctx.per_model():
+            when = lower_bool(ctx, md.when, m, ("modifiers", i, "when"))
+            out.append(Modifier(ctx.instance(md.id, m), md.id, md.stat, op, arg, when, m))
+    return stats, out

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from checker import __version__
-from checker.errors import CheckerError, SpecError
+from checker.errors import OutputError, SpecError
 from checker.options import Options
 
 if TYPE_CHECKING:
@@ -127,15 +127,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ruleproof: {n} error{'s' if n != 1 else ''} in the input; nothing was checked "
               "and nothing was written", file=sys.stderr)
         return EXIT_USAGE
-    except CheckerError as exc:
-        if type(exc).__name__ == "ReportWriteError":
-            print(f"ruleproof: error[output]: {exc}", file=sys.stderr)
-            return EXIT_USAGE
-        raise
+    except OutputError as exc:
+        print(f"ruleproof: error[output]: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("ruleproof: interrupted; reports were not changed", file=sys.stderr)
         return 130
-    except Exception:
+    except Exception:       # InternalError, or any other exception: a bug, never a finding
         traceback.print_exc()
         print("ruleproof: internal error (this is a bug in ruleproof, not in your rules); "
               "please report it with the traceback above", file=sys.stderr)

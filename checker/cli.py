@@ -195,13 +195,15 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _drift(args: argparse.Namespace) -> int:
+    from checker.diagnostics import Diagnostic, Location
     from checker.errata.drift import drift
 
     result = drift(args.spec, args.source)
     for d in result.diagnostics:
         print(d.render())
     for s in result.uncovered:
-        print(f"{args.source}:{s.line}:1: warning[RP602]: no spec element cites {s.text!r}")
+        print(Diagnostic("RP602", f"no spec element cites {s.text!r}",
+                         Location(str(args.source), s.line, 1)).render())
     print(f"{result.quotes} quotes checked: {len(result.diagnostics)} no longer match, "
           f"{len(result.uncovered)} sentences of the new text are not accounted for")
     return EXIT_OK if result.clean else EXIT_FAIL

@@ -96,6 +96,9 @@ def _parser() -> argparse.ArgumentParser:
                    "invariant")
     e.add_argument("-o", "--output", type=Path, metavar="FILE", help="write to FILE, not stdout")
     sub.add_parser("schema", help="print the JSON Schema of spec files")
+    x = sub.add_parser("explain-code", help="explain a diagnostic code (RP403): what it "
+                       "means, an example, how to fix it")
+    x.add_argument("code", metavar="CODE", help="a code such as RP403")
     v = sub.add_parser("validate", help="only load and validate specs (no verification)")
     v.add_argument("paths", nargs="*", type=Path, default=[Path("spec")])
     return p
@@ -109,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
 
             print(json_schema())
             return EXIT_OK
+        if args.command == "explain-code":
+            return _explain_code(args)
         if args.command == "validate":
             return _validate(args)
         if args.command == "drift":
@@ -151,6 +156,39 @@ def _validate(args: argparse.Namespace) -> int:
               f"{cov.formalized} formalized, {cov.informal} informal, {cov.uncovered} uncovered"
               " · not verified (run 'ruleproof check')")
     return EXIT_OK
+
+
+def _explain_code(args: argparse.Namespace) -> int:
+    from checker.diagnostics import CODES, explanation
+
+    asked = args.code.strip()
+    by_name = {c.slug: c.code for c in CODES.values()}
+    code = by_name.get(asked.lower(), asked.upper())
+    if code not in CODES:
+        close = _close_codes(code, list(CODES), by_name)
+        hint = f" — did you mean {' or '.join(close)}?" if close else \
+            f" (the codes are {min(CODES)} … {max(CODES)}; see docs/codes.md)"
+        print(f"ruleproof: error[usage]: unknown code {asked!r}{hint}", file=sys.stderr)
+        return EXIT_USAGE
+    print(explanation(code), end="")
+    return EXIT_OK
+
+
+def _close_codes(asked: str, codes: list[str], by_name: dict[str, str]) -> list[str]:
+    """Registered codes one typo away from `asked` (one digit wrong, two digits swapped),
+    else the codes of the closest names."""
+    import difflib
+
+    def near(code: str) -> bool:
+        if len(code) != len(asked):
+            return False
+        diff = [i for i, (a, b) in enumerate(zip(code, asked, strict=True)) if a != b]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and code[diff[0]] == asked[diff[1]]
+                                  and code[diff[1]] == asked[diff[0]])
+
+    return [c for c in codes if near(c)] or \
+        [by_name[n] for n in difflib.get_close_matches(asked.lower(), by_name, n=3)]
 
 
 def _shard(text: str) -> tuple[int, int]:

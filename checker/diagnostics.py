@@ -11,8 +11,10 @@ and `ruleproof explain-code` — derives from it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
+from importlib import resources
 
 
 class Severity(StrEnum):
@@ -136,3 +138,16 @@ class Diagnostic:
         where = f"{self.location}: " if self.location else ""
         fix = f" — {self.fix}" if self.fix else ""
         return f"{where}{self.severity.value}[{self.code}]: {self.message}{fix}"
+
+
+def explanation(code: str) -> str:
+    """The section of docs/codes.md about `code` (a registered code, e.g. "RP403"): what it
+    means, an example and the fix. Read from the copy shipped in the package,
+    `checker/codes.md`; a test keeps it identical to docs/codes.md."""
+    if code not in CODES:
+        raise KeyError(code)
+    text = resources.files("checker").joinpath("codes.md").read_text(encoding="utf-8")
+    m = re.search(rf"^## {code}\n.*?(?=^## |\Z)", text, re.M | re.S)
+    if m is None:
+        raise LookupError(f"checker/codes.md has no section for {code}")
+    return m.group().rstrip() + "\n"

@@ -112,3 +112,13 @@ def test_explain_unknown_code_exits_2_with_did_you_mean(
     assert f"unknown code {asked!r}" in captured.err and "Traceback" not in captured.err
     if suggested:
         assert f"did you mean {suggested}" in captured.err
+
+
+def test_sarif_rules_link_to_their_section_of_docs_codes_md() -> None:
+    from checker.report.sarif import _rule
+
+    headings = set(re.findall(r"^## (RP\d{3})$", DOC.read_text("utf-8"), re.M))
+    for code in CODES:
+        uri = _rule(code)["helpUri"]
+        doc, _, fragment = uri.partition("#")
+        assert (ROOT / doc) == DOC and fragment == code.lower() and code in headings

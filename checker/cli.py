@@ -1,8 +1,10 @@
 """The `ruleproof` command line: argument parsing, the output funnel and exit codes.
 
 Exit codes: 0 every property proved and no unresolved finding · 1 a violation or an
-unresolved finding · 2 bad input or usage · 3 only UNKNOWN results stand in the way
-(unless --allow-unknown) · 255 an internal error (a bug in ruleproof: with traceback).
+unresolved finding · 2 bad input or usage (`SpecError`), or an output that cannot be
+written (`OutputError`) · 3 only UNKNOWN results stand in the way (unless --allow-unknown)
+· 130 interrupted · 255 an internal error or any other exception (a bug in ruleproof:
+with traceback), so that a crash never looks like a finding (1) to CI.
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
 """The `ruleproof` command line: argument parsing, the output funnel and exit codes.
 
 Exit codes: 0 every property proved and no unresolved finding · 1 a violation or an
-unresolved finding · 2 bad input or usage · 3 only UNKNOWN results stand in the way
-(unless --allow-unknown) · 255 an internal error (a bug in ruleproof: with traceback).
+unresolved finding · 2 bad input or usage (`SpecError`), or an output that cannot be
+written (`OutputError`) · 3 only UNKNOWN results stand in the way (unless --allow-unknown)
+· 130 interrupted · 255 an internal error or any other exception (a bug in ruleproof:
+with traceback), so that a crash never looks like a finding (1) to CI.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from checker import __version__
-from checker.errors import CheckerError, SpecError
+from checker.errors import OutputError, SpecError
 from checker.options import Options
 
 if TYPE_CHECKING:
@@ -96,6 +98,9 @@ def _parser() -> argparse.ArgumentParser:
                    "invariant")
     e.add_argument("-o", "--output", type=Path, metavar="FILE", help="write to FILE, not stdout")
     sub.add_parser("schema", help="print the JSON Schema of spec files")
+    x = sub.add_parser("explain-code", help="explain a diagnostic code (RP403): what it "
+                       "means, an example, how to fix it")
+    x.add_argument("code", metavar="CODE", help="a code such as RP403")
     v = sub.add_parser("validate", help="only load and validate specs (no verification)")
     v.add_argument("paths", nargs="*", type=Path, default=[Path("spec")])
     return p
@@ -109,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
 
             print(json_schema())
             return EXIT_OK
+        if args.command == "explain-code":
+            return _explain_code(args)
         if args.command == "validate":
             return _validate(args)
         if args.command == "drift":
@@ -127,15 +134,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ruleproof: {n} error{'s' if n != 1 else ''} in the input; nothing was checked "
               "and nothing was written", file=sys.stderr)
         return EXIT_USAGE
-    except CheckerError as exc:
-        if type(exc).__name__ == "ReportWriteError":
-            print(f"ruleproof: error[output]: {exc}", file=sys.stderr)
-            return EXIT_USAGE
-        raise
+    except OutputError as exc:
+        print(f"ruleproof: error[output]: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("ruleproof: interrupted; reports were not changed", file=sys.stderr)
         return 130
-    except Exception:
+    except Exception:       # InternalError, or any other exception: a bug, never a finding
         traceback.print_exc()
         print("ruleproof: internal error (this is a bug in ruleproof, not in your rules); "
               "please report it with the traceback above", file=sys.stderr)
@@ -153,6 +158,39 @@ def _validate(args: argparse.Namespace) -> int:
               f"{cov.formalized} formalized, {cov.informal} informal, {cov.uncovered} uncovered"
               " · not verified (run 'ruleproof check')")
     return EXIT_OK
+
+
+def _explain_code(args: argparse.Namespace) -> int:
+    from checker.diagnostics import CODES, explanation
+
+    asked = args.code.strip()
+    by_name = {c.slug: c.code for c in CODES.values()}
+    code = by_name.get(asked.lower(), asked.upper())
+    if code not in CODES:
+        close = _close_codes(code, list(CODES), by_name)
+        hint = f" — did you mean {' or '.join(close)}?" if close else \
+            f" (the codes are {min(CODES)} … {max(CODES)}; see docs/codes.md)"
+        print(f"ruleproof: error[usage]: unknown code {asked!r}{hint}", file=sys.stderr)
+        return EXIT_USAGE
+    print(explanation(code), end="")
+    return EXIT_OK
+
+
+def _close_codes(asked: str, codes: list[str], by_name: dict[str, str]) -> list[str]:
+    """Registered codes one typo away from `asked` (one digit wrong, two digits swapped),
+    else the codes of the closest names."""
+    import difflib
+
+    def near(code: str) -> bool:
+        if len(code) != len(asked):
+            return False
+        diff = [i for i, (a, b) in enumerate(zip(code, asked, strict=True)) if a != b]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and code[diff[0]] == asked[diff[1]]
+                                  and code[diff[1]] == asked[diff[0]])
+
+    return [c for c in codes if near(c)] or \
+        [by_name[n] for n in difflib.get_close_matches(asked.lower(), by_name, n=3)]
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -197,13 +235,15 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _drift(args: argparse.Namespace) -> int:
+    from checker.diagnostics import Diagnostic, Location
     from checker.errata.drift import drift
 
     result = drift(args.spec, args.source)
     for d in result.diagnostics:
         print(d.render())
     for s in result.uncovered:
-        print(f"{args.source}:{s.line}:1: warning[RP602]: no spec element cites {s.text!r}")
+        print(Diagnostic("RP602", f"no spec element cites {s.text!r}",
+                         Location(str(args.source), s.line, 1)).render())
     print(f"{result.quotes} quotes checked: {len(result.diagnostics)} no longer match, "
           f"{len(result.uncovered)} sentences of the new text are not accounted for")
     return EXIT_OK if result.clean else EXIT_FAIL

@@ -2,12 +2,19 @@
 
 Codes are grouped by stage: RP1xx load, RP2xx validate, RP3xx graph, RP4xx conflicts and
 interaction findings, RP5xx engines/properties, RP6xx errata (diff, baseline, drift).
+
+This is the one registry: every diagnostic and every finding kind is registered here once
+(code, name, severity, title; a finding kind also its report heading), and everything
+else — `checker.results.FINDING_KINDS`, the report's groups, SARIF rules, docs/codes.md
+and `ruleproof explain-code` — derives from it.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
+from importlib import resources
 
 
 class Severity(StrEnum):
@@ -22,6 +29,18 @@ class Code:
     slug: str
     title: str
     severity: Severity = Severity.ERROR
+    heading: str = ""           # finding kinds only: the title of the kind's report group
+
+    @property
+    def anchor(self) -> str:
+        """The section of docs/codes.md about this code (`rp403`)."""
+        return self.code.lower()
+
+
+def _finding(code: str, kind: str, title: str, heading: str,
+             severity: Severity = Severity.ERROR) -> Code:
+    """A finding kind: its code, its name (`Finding.kind`), severity, title and heading."""
+    return Code(code, kind, title, severity, heading)
 
 
 _CODES = [
@@ -45,20 +64,9 @@ _CODES = [
     Code("RP209", "missing-field", "a required field is missing"),
     Code("RP210", "cyclic-definition", "definitions refer to each other in a cycle"),
     Code("RP211", "bad-value", "a value is out of its allowed range"),
-    # graph / structure
-    Code("RP301", "unreachable-state", "a State no rule or event can enter", Severity.WARNING),
+    # graph / structure (RP301 and RP304 are finding kinds, below)
     Code("RP302", "trigger-cycle", "triggered rules can re-trigger each other", Severity.WARNING),
     Code("RP303", "leaves-terminal", "a rule leaves a terminal State", Severity.WARNING),
-    Code("RP304", "undefined-reference", "the text refers to something it never defines",
-         Severity.WARNING),
-    # interaction findings
-    Code("RP401", "fact-contradiction", "two derived facts contradict each other"),
-    Code("RP402", "forbidden-obligation", "an obligation another rule forbids"),
-    Code("RP403", "no-legal-action", "a situation with no legal action"),
-    Code("RP404", "order-dependence", "the outcome depends on the resolution order"),
-    Code("RP405", "non-termination", "a resolution or procedure does not terminate"),
-    Code("RP406", "dead-rule", "a rule that can never fire", Severity.WARNING),
-    Code("RP407", "vacuous-property", "a property that holds only vacuously", Severity.WARNING),
     # properties
     Code("RP501", "property-violated", "a property the ruleset promises is violated"),
     Code("RP502", "property-unknown", "a property could not be decided", Severity.WARNING),
@@ -66,10 +74,37 @@ _CODES = [
     Code("RP601", "citation-drift", "a quote no longer matches the source text"),
     Code("RP602", "uncovered-sentence", "a sentence no spec clause accounts for",
          Severity.WARNING),
-    Code("RP603", "ruling-broken", "a pinned ruling no longer holds"),
 ]
 
-CODES: dict[str, Code] = {c.code: c for c in _CODES}
+# The finding kinds, each registered once, in the order the reports list them.
+_FINDINGS = [
+    _finding("RP401", "fact-contradiction", "two derived facts contradict each other",
+             "Facts that contradict each other"),
+    _finding("RP402", "forbidden-obligation", "an obligation another rule forbids",
+             "Obligations another rule forbids"),
+    _finding("RP403", "no-legal-action", "a situation with no legal action",
+             "Situations with no legal action"),
+    _finding("RP404", "order-dependence", "the outcome depends on the resolution order",
+             "Outcomes that depend on the order effects resolve"),
+    _finding("RP405", "non-termination", "a resolution or procedure does not terminate",
+             "Triggered rules that never stop"),
+    _finding("RP406", "dead-rule", "a rule that can never fire", "Rules that can never fire",
+             Severity.WARNING),
+    _finding("RP301", "unreachable-state", "a State no rule or event can enter",
+             "States nothing can reach", Severity.WARNING),
+    _finding("RP304", "undefined-reference", "the text refers to something it never defines",
+             "Things the text refers to but never defines", Severity.WARNING),
+    _finding("RP407", "vacuous-property", "a property that holds only vacuously",
+             "Properties that hold only vacuously", Severity.WARNING),
+]
+
+CODES: dict[str, Code] = {c.code: c for c in sorted(_CODES + _FINDINGS,
+                                                     key=lambda c: c.code)}
+if len(CODES) != len(_CODES) + len(_FINDINGS):    # pragma: no cover - a registry typo
+    raise AssertionError("a diagnostic code is registered twice")
+
+# finding kind (`Finding.kind`) → its registered code, in report order
+FINDINGS: dict[str, Code] = {c.slug: c for c in _FINDINGS}
 
 
 @dataclass(frozen=True)
@@ -103,3 +138,16 @@ class Diagnostic:
         where = f"{self.location}: " if self.location else ""
         fix = f" — {self.fix}" if self.fix else ""
         return f"{where}{self.severity.value}[{self.code}]: {self.message}{fix}"
+
+
+def explanation(code: str) -> str:
+    """The section of docs/codes.md about `code` (a registered code, e.g. "RP403"): what it
+    means, an example and the fix. Read from the copy shipped in the package,
+    `checker/codes.md`; a test keeps it identical to docs/codes.md."""
+    if code not in CODES:
+        raise KeyError(code)
+    text = resources.files("checker").joinpath("codes.md").read_text(encoding="utf-8")
+    m = re.search(rf"^## {code}\n.*?(?=^## |\Z)", text, re.M | re.S)
+    if m is None:
+        raise LookupError(f"checker/codes.md has no section for {code}")
+    return m.group().rstrip() + "\n"

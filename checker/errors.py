@@ -1,8 +1,14 @@
-"""The exception families: `SpecError` for bad user input, `InternalError` for our bugs.
+"""The exception families: `SpecError` for bad user input, `OutputError` for an output
+that cannot be written, `InternalError` for our bugs.
 
-A `SpecError` carries one or more coded diagnostics and never shows a traceback; the CLI
-prints its diagnostics and exits 2. Anything else escaping a stage is a bug in ruleproof:
-the CLI shows the traceback and exits 255.
+The error contract of the CLI (`checker.cli.main`):
+
+- `SpecError` carries one or more coded diagnostics and never shows a traceback; the CLI
+  prints each as one located line (`file:line:col: error[RP2xx]: message — fix`), exit 2.
+- `OutputError`: a report or output file cannot be written where it was asked for; one
+  line (`ruleproof: error[output]: ...`), exit 2, and no report file is half-written.
+- `InternalError`, and any other exception escaping a stage, is a bug in ruleproof: the
+  CLI shows the traceback and says so, exit 255 (never 1, which means "a violation").
 """
 
 from __future__ import annotations
@@ -24,3 +30,8 @@ class SpecError(CheckerError):
 
 class InternalError(CheckerError):
     """ruleproof itself is wrong (a trace that does not replay, an impossible state)."""
+
+
+class OutputError(CheckerError):
+    """A report or output file cannot be written where it was asked for: choose another
+    output path, or fix the folder's permissions."""

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from checker.diagnostics import CODES, Location
+from checker.diagnostics import CODES, FINDINGS, Location
 from checker.ir import Citation, Ruleset, lvars
 from checker.options import Options
 from checker.report import diagram
@@ -29,17 +29,8 @@ REACHABLE_KINDS = frozenset({"reachable", "state-reachable", "rule-fires", "vacu
 FINDING_BACKED = frozenset({"state-reachable", "rule-fires", "vacuity", "termination"})
 USER_KINDS = frozenset({"always", "never", "cap", "reachable", "terminal"})
 
-KIND_TITLES = {
-    "fact-contradiction": "Facts that contradict each other",
-    "forbidden-obligation": "Obligations another rule forbids",
-    "no-legal-action": "Situations with no legal action",
-    "order-dependence": "Outcomes that depend on the order effects resolve",
-    "non-termination": "Triggered rules that never stop",
-    "dead-rule": "Rules that can never fire",
-    "unreachable-state": "States nothing can reach",
-    "undefined-reference": "Things the text refers to but never defines",
-    "vacuous-property": "Properties that hold only vacuously",
-}
+# finding kind → the title of its group in the reports (from the registry)
+KIND_TITLES = {kind: c.heading for kind, c in FINDINGS.items()}
 
 METHODS = {
     "bmc": "bounded model checking: a shortest trace",

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, TextIO
 
+from checker.errors import OutputError
 from checker.options import Options
 from checker.report import terminal
 from checker.report.data import ReportData, build_report
@@ -19,7 +20,7 @@ from checker.report.html import HtmlReporter
 from checker.report.json_report import JsonReporter
 from checker.report.junit import JunitReporter
 from checker.report.sarif import SarifReporter
-from checker.report.write import OutputDir, write_atomic
+from checker.report.write import OutputDir, ensure_folder, write_atomic
 from checker.results.run import Run
 
 DEFAULT_HTML = Path("reports")
@@ -65,7 +66,7 @@ def render_all(run: Run, options: Options, outputs: Outputs | Mapping[str, Path 
                color: bool | None = None) -> None:
     """Write every report for `run`, then print the terminal report, which ends by naming
     the files written. `color`: None colours only a terminal (and not with NO_COLOR set),
-    True always, False never. Raises `ReportWriteError` when a file cannot be written."""
+    True always, False never. Raises `OutputError` when a file cannot be written."""
     out = Outputs.of(outputs)
     data = build_report(run, options)
     written = write_files(data, out)
@@ -83,6 +84,13 @@ def write_files(data: ReportData, outputs: Outputs) -> list[str]:
     files = [(r.report_type, path, r.render(data)) for r, path in wanted if path is not None]
     folder = OutputDir(outputs.html)
     pages = HtmlReporter(dot=outputs.dot).render(data)
+    # every destination is checked before the first file is written: a report folder that
+    # cannot be made (e.g. under a regular file) fails the run with nothing half-written
+    folder.prepare()
+    for _, path, _ in files:
+        if path.is_dir():
+            raise OutputError(f"cannot write the report to {str(path)!r}: it is a folder")
+        ensure_folder(path.parent)
     written: list[str] = []
     for what, path, text in files:
         write_atomic(path, text)

@@ -1,8 +1,9 @@
 """The SARIF 2.1.0 report, for code-review annotations: one result per open or resolved
 finding (resolved ones carry a suppression saying what resolves them) and per violated or
-undecided property; the rule id is the diagnostic code. Each result is located in the spec
-file first and then at every rulebook passage it cites. Paths are relative to the folder
-the check ran in (`%SRCROOT%`)."""
+undecided property; the rule id is the diagnostic code, and the rule's `helpUri` its
+section of docs/codes.md. Each result is located in the spec file first and then at every
+rulebook passage it cites. Paths are relative to the folder the check ran in
+(`%SRCROOT%`)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ from checker.report.data import (
 )
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+# where each rule's documentation is: its section of docs/codes.md (a URI reference relative
+# to the repository root; `ruleproof explain-code RPnnn` prints the same text)
+HELP_DOC = "docs/codes.md"
 
 
 class SarifReporter:
@@ -102,6 +106,7 @@ def _rule(code: str) -> dict[str, Any]:
         "name": c.slug,
         "shortDescription": {"text": c.title},
         "defaultConfiguration": {"level": c.severity.value},
+        "helpUri": f"{HELP_DOC}#{c.anchor}",
     }
 
 

@@ -11,6 +11,8 @@ import hashlib
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from checker.diagnostics import FINDINGS
+
 
 class Status(StrEnum):
     PROVED = "proved"
@@ -77,16 +79,10 @@ class PropertyResult:
         return property_fingerprint(ruleset, self.id)
 
 
-FINDING_KINDS = ("fact-contradiction", "forbidden-obligation", "no-legal-action",
-                 "order-dependence", "non-termination", "dead-rule", "unreachable-state",
-                 "undefined-reference", "vacuous-property")
+# the finding kinds in report order, and their codes: derived from the one registry
+FINDING_KINDS = tuple(FINDINGS)
 
-FINDING_CODES = {
-    "fact-contradiction": "RP401", "forbidden-obligation": "RP402",
-    "no-legal-action": "RP403", "order-dependence": "RP404", "non-termination": "RP405",
-    "dead-rule": "RP406", "unreachable-state": "RP301", "undefined-reference": "RP304",
-    "vacuous-property": "RP407",
-}
+FINDING_CODES = {kind: c.code for kind, c in FINDINGS.items()}
 
 
 @dataclass(frozen=True)

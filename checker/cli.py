@@ -97,6 +97,13 @@ def _parser() -> argparse.ArgumentParser:
                    "'reachable' one an assertion violation is the witness); default: every "
                    "invariant")
     e.add_argument("-o", "--output", type=Path, metavar="FILE", help="write to FILE, not stdout")
+    i = sub.add_parser("init", help="draft a spec from a rules text: States proposed from its "
+                       "headings, every sentence listed as informal")
+    i.add_argument("text", type=Path, metavar="TEXT", help="the rulebook text (UTF-8)")
+    i.add_argument("--id", metavar="ID", help="the ruleset id (default: from the file name)")
+    i.add_argument("-o", "--output", type=Path, metavar="SPEC",
+                   help="the spec file to write (default: spec/ID.yaml)")
+    i.add_argument("--force", action="store_true", help="overwrite an existing spec file")
     sub.add_parser("schema", help="print the JSON Schema of spec files")
     x = sub.add_parser("explain-code", help="explain a diagnostic code (RP403): what it "
                        "means, an example, how to fix it")
@@ -126,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
             return _diff(args)
         if args.command == "export":
             return _export(args)
+        if args.command == "init":
+            return _init(args)
         return _check(args)
     except SpecError as exc:
         for d in exc.diagnostics:
@@ -231,6 +240,46 @@ def _export(args: argparse.Namespace) -> int:
         write_atomic(args.output, text)
         print(f"ruleproof: wrote {args.output}; check it with: spin -a {args.output} && "
               "gcc -DSAFETY -o pan pan.c && ./pan -m1000000", file=sys.stderr)
+    return EXIT_OK
+
+
+def _init(args: argparse.Namespace) -> int:
+    import os
+    import re
+
+    from checker.errors import InternalError
+    from checker.report.write import write_atomic
+    from checker.spec.draft import draft, propose_states, ruleset_id
+    from checker.spec.load import load_ruleset
+    from checker.spec.lower import MAX_SOURCE_BYTES
+    from checker.spec.source import read_text_file
+    from checker.text import SourceText
+
+    ident = args.id if args.id is not None else ruleset_id(args.text)
+    if not re.fullmatch(r"[a-z][a-z0-9_-]*", ident):
+        print(f"ruleproof: error[usage]: --id {ident!r} is not a ruleset id (lower case "
+              "letters, digits, '-' and '_', starting with a letter)", file=sys.stderr)
+        return EXIT_USAGE
+    out: Path = args.output if args.output is not None else Path("spec") / f"{ident}.yaml"
+    if out.exists() and not args.force:
+        print(f"ruleproof: error[usage]: {out} exists; pass --force to overwrite it",
+              file=sys.stderr)
+        return EXIT_USAGE
+    text = read_text_file(args.text, str(args.text), max_bytes=MAX_SOURCE_BYTES)
+    source = SourceText(text, str(args.text))
+    folder = out.resolve().parent
+    ref = Path(os.path.relpath(args.text.resolve(), folder)).as_posix()
+    write_atomic(out, draft(source, ident, ref))
+    try:
+        load_ruleset(out, str(out))
+    except SpecError as exc:       # the draft is ours: a draft that does not load is a bug
+        raise InternalError(f"the draft of {args.text} does not validate: "
+                            f"{exc.diagnostics[0].render()}") from exc
+    states = len(propose_states(source))
+    sentences = sum(1 for s in source.sentences if s.kind != "heading")
+    print(f"wrote {out}: {states} States proposed, {sentences} sentences listed as informal "
+          f"(0 uncovered). Next: replace informal entries with rules, then "
+          f"'ruleproof check {out}'")
     return EXIT_OK
 
 

@@ -133,11 +133,42 @@ def _check_unique_ids(ctx: Ctx) -> None:
                 ctx.err("RP204", f"name {key!r} is declared in both {names[key]!r} and "
                         f"{section!r}", (section, key, "<key>"))
             names[key] = section
+    _check_names_are_not_values(ctx, names)
     for m in ctx.models:
         if m in names or m in ("other", "any", "all"):
             ctx.err("RP204", f"model name {m!r} clashes with another name", ("models",))
     if len(set(ctx.models)) != len(ctx.models):
         ctx.err("RP204", "a model name is listed twice", ("models",))
+
+
+_NOUN = {"states": "a State", "vars": "a variable", "inputs": "an input"}
+
+
+def _check_names_are_not_values(ctx: Ctx, names: dict[str, str]) -> None:
+    """A declared name that is also a value of an enumeration (a phase, a `values:` label
+    of a variable or an input) would make an expression mean one or the other silently:
+    an error at both places."""
+    d = ctx.doc
+    values: dict[str, tuple[PathKey, str]] = {}
+    for i, ph in enumerate(d.phases):
+        values.setdefault(ph, (("phases", i), "a phase"))
+    for name, vd in d.vars.items():
+        for j, label in enumerate(vd.values or []):
+            values.setdefault(label, (("vars", name, "values", j), f"a value of {name!r}"))
+    for name, dom in d.inputs.items():
+        if isinstance(dom, list):
+            for j, label in enumerate(dom):
+                values.setdefault(label, (("inputs", name, j), f"a value of input {name!r}"))
+    for label, (path, what) in values.items():
+        section = names.get(label)
+        if section not in ("states", "vars", "inputs"):   # the names expressions use
+            continue
+        noun = _NOUN[section]
+        ctx.err("RP204", f"{label!r} is both {noun} ({section}: {label}) and {what}; in an "
+                "expression the two cannot be told apart", (section, label, "<key>"),
+                "rename one of them")
+        ctx.err("RP204", f"{label!r} is both {what} and {noun} ({section}: {label}); in an "
+                "expression the two cannot be told apart", path, "rename one of them")
 
 
 def _declare(ctx: Ctx) -> None:

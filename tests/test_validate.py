@@ -410,3 +410,34 @@ def test_yaml_value_error_is_one_line(tmp_path: Path) -> None:
 def test_long_arithmetic_chain_is_not_a_recursion_error(tmp_path: Path) -> None:
     diags = errors(tmp_path, cond("hp > " + "+".join(["hp"] * 600)))
     assert {d.code for d in diags} <= {"RP205", "RP206"}
+
+
+STATE_INIT_HEAD = """\
+ruleset: demo
+source: rules.txt
+models: [a, b]
+states:
+  Crouched: {init: true}
+  Flying: {init: [0, 1]}
+  Prone: {}
+  Stunned: {markers: {max: 4}, init: 2}
+"""
+
+
+def test_states_with_an_initial_value(tmp_path: Path) -> None:
+    system = load(tmp_path, "", STATE_INIT_HEAD).system
+    init = {v.name: v.init for v in system.vars if v.state is not None}
+    assert init == {"a.Crouched": (1,), "b.Crouched": (1,), "a.Flying": (0, 1),
+                    "b.Flying": (0, 1), "a.Prone": (0,), "b.Prone": (0,),
+                    "a.Stunned": (2,), "b.Stunned": (2,)}
+
+
+@pytest.mark.parametrize(("decl", "message"), [
+    ("{init: 3}", "initial value 3 is outside the range [0, 1]"),
+    ("{markers: {max: 2}, init: [1, 3]}", "initial value 3 is outside the range [0, 2]"),
+    ("{markers: {max: 3, values: [1, 2]}, init: 1}",
+     "valued markers 'Held' cannot have an initial value"),
+])
+def test_bad_state_initial_values(tmp_path: Path, decl: str, message: str) -> None:
+    d = one_error(tmp_path, "", STATE_INIT_HEAD + f"  Held: {decl}\n")
+    assert (d.code, d.message) == ("RP211", message)

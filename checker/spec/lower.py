@@ -188,6 +188,7 @@ def _declare(ctx: Ctx) -> None:
         if sd.model and sd.model not in ctx.models:
             ctx.err("RP203", f"unknown model {sd.model!r}", ("states", name, "model"),
                     did_you_mean(sd.model, list(ctx.models)))
+        init = _state_init(ctx, name, sd)
         if sd.markers and sd.markers.values:
             ctx.state_kind[name] = "valued"
             ctx.state_values[name] = tuple(sorted(set(sd.markers.values)))
@@ -201,7 +202,7 @@ def _declare(ctx: Ctx) -> None:
             kind = "marker" if sd.markers else "state"
             for m in owners:
                 n = ctx.q(m, name)
-                ctx.vars[n] = Var(n, 0, hi, (0,), kind, (), m, name, name)
+                ctx.vars[n] = Var(n, 0, hi, init, kind, (), m, name, name)
     for name, vd in d.vars.items():
         scope = (None,) if vd.scope == "global" or not ctx.models else ctx.models
         (ctx.global_vars if vd.scope == "global" else ctx.model_vars).add(name)
@@ -253,6 +254,22 @@ def _domain(ctx: Ctx, vd: Any, path: PathKey) -> tuple[int, int, tuple[str, ...]
                 (*path, "range"))
         return 0, 0, ()
     return lo, hi, ()
+
+
+def _state_init(ctx: Ctx, name: str, sd: Any) -> tuple[int, ...]:
+    """The initial count(s) of State `name`: `init: true` (has it), `false`, a number of
+    markers, or a list of counts to choose from (every choice is checked)."""
+    if sd.init is None:
+        return (0,)
+    path = ("states", name, "init")
+    if sd.markers and sd.markers.values:
+        ctx.err("RP211", f"valued markers {name!r} cannot have an initial value", path,
+                "start with none and add them with an event")
+        return (0,)
+    if isinstance(sd.init, bool):
+        return (int(sd.init),)
+    hi = sd.markers.max if sd.markers else 1
+    return _init_values(ctx, sd.init, 0, hi, (), path)
 
 
 def _init_values(ctx: Ctx, init: Any, lo: int, hi: int, labels: tuple[str, ...],

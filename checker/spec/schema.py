@@ -39,6 +39,7 @@ class MarkerDecl(_Strict):
 
 class StateDecl(_Strict):
     terminal: bool = False
+    init: bool | int | list[int] | None = None   # has it at the start (markers: how many)
     markers: MarkerDecl | None = None
     stacking: Literal["none", "stack"] | None = None
     model: str | None = None   # a State only one model instance has

@@ -106,6 +106,9 @@ def _check_unique_ids(ctx: Ctx) -> None:
     for section, items in sections:
         for i, item in enumerate(items):
             path = (section, i, "id")
+            if ":" in item.id:
+                ctx.err("RP211", f"id {item.id!r} contains ':', which marks the built-in "
+                        "checks (no-stacking:Prone)", path, "use letters, digits, '-' or '_'")
             if item.id in seen:
                 first = ctx.tree.source_map.at(seen[item.id])
                 ctx.err("RP204", f"id {item.id!r} is already used (first at line {first.line})",

@@ -27,6 +27,7 @@ from checker.ir import (
     LExpr,
     Modifier,
     Op,
+    PathKey,
     Property,
     Ruleset,
     Stat,
@@ -34,6 +35,7 @@ from checker.ir import (
     Transition,
     V,
     Var,
+    VarKind,
     allowed_expr,
     conj,
     disj,
@@ -43,7 +45,7 @@ from checker.ir import (
 )
 from checker.spec import expr as ast
 from checker.spec.schema import Cite, CiteRef, SpecDoc
-from checker.spec.source import PathKey, SpecTree, read_text_file
+from checker.spec.source import SpecTree, read_text_file
 from checker.text import Match, SourceText
 
 MAX_SOURCE_BYTES = 1024 * 1024
@@ -217,7 +219,7 @@ def _declare(ctx: _Ctx) -> None:
         else:
             ctx.state_kind[name] = "marker" if sd.markers else "flag"
             hi = sd.markers.max if sd.markers else STATE_BOUND
-            kind = "marker" if sd.markers else "state"
+            kind: VarKind = "marker" if sd.markers else "state"
             for m in owners:
                 n = ctx.q(m, name)
                 ctx.vars[n] = Var(n, 0, hi, (0,), kind, (), m, name, name)
@@ -822,7 +824,7 @@ def _lower_events(ctx: _Ctx) -> list[Transition]:
         if ctx.events[ident][0] is not None:
             continue  # the user defined this event themselves
         prev = phases[i - 1]
-        guard = Op("eq", (V("phase"), Const(phases.index(prev))))
+        guard: LExpr = Op("eq", (V("phase"), Const(phases.index(prev))))
         out.append(Transition(ident, "phases", "event", guard,
                               tuple(_phase_effects(ctx, ident))))
     for i, ev in enumerate(ctx.doc.events):
@@ -944,7 +946,7 @@ def _decision_constraints(ctx: _Ctx, ident: str, source: str, decl: Any, when: L
                     ctx.err("RP203", f"{o!r} is not an option of decision {dim!r}",
                             (*path, kind, dim), _did_you_mean(o, ctx.doc.decisions[dim]))
             out.append(Constraint(f"{ctx.instance(ident, model)}/{dim}", source, kind, dim,
-                                  options, when, overrides, model))  # type: ignore[arg-type]
+                                  options, when, overrides, model))
     if not given and not hasattr(decl, "steps"):
         ctx.err("RP209", "a constraint needs one of 'only', 'forbid', 'must'", path)
     return out

@@ -24,6 +24,8 @@ from checker.plan import store as cache
 from checker.results import Method, PropertyResult, Status, Step, Trace
 from checker.results.run import Run
 
+pytestmark = pytest.mark.e2e
+
 ROOT = Path(__file__).resolve().parent.parent
 PROOFS = {"dead-terminal", "hp-bounded", "no-stacking:Crouched", "no-stacking:Flying",
           "no-stacking:Incapacitated", "no-stacking:Dead", "no-stacking:Bleeding"}

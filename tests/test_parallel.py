@@ -15,6 +15,8 @@ from checker.plan import shards
 from checker.results.codec import finding_to, property_to
 from checker.results.run import Run
 
+pytestmark = pytest.mark.e2e
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus" / "findings"
 # planted findings of several kinds, several rulesets in one run (docs/example-mini.yaml

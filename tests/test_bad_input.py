@@ -21,6 +21,8 @@ from checker.spec import source
 from checker.spec.discover import discover
 from checker.spec.load import load_ruleset
 
+pytestmark = pytest.mark.corpus
+
 CORPUS = Path(__file__).parent / "corpus" / "bad"
 FIXTURES = sorted(CORPUS.glob("*.yaml"))
 DOC = Path(__file__).parent.parent / "docs" / "spec-language.md"

@@ -27,6 +27,7 @@ except ImportError:  # pragma: no cover - depends on the machine
     sync_playwright = None  # type: ignore[assignment]
 
 pytestmark = [
+    pytest.mark.e2e,
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at "
                        "/usr/bin/chromium (apt-get install chromium)"),

@@ -24,6 +24,8 @@ from checker.plan import store as cache
 from checker.results import Method, PropertyResult, Status, Step, Trace
 from checker.results.run import Run
 
+# layers (tests/README.md): the tests that run a check are e2e, the others unit
+
 ROOT = Path(__file__).resolve().parent.parent
 PROOFS = {"dead-terminal", "hp-bounded", "no-stacking:Crouched", "no-stacking:Flying",
           "no-stacking:Incapacitated", "no-stacking:Dead", "no-stacking:Bleeding"}
@@ -70,6 +72,7 @@ def _verdicts(results: dict[str, PropertyResult]) -> dict[str, tuple[Status, Met
     return {k: (r.status, r.method) for k, r in results.items()}
 
 
+@pytest.mark.e2e
 def test_an_edit_reproves_only_the_properties_whose_cone_it_touches(
         work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     first, seen = _run(Options(), monkeypatch)
@@ -84,6 +87,7 @@ def test_an_edit_reproves_only_the_properties_whose_cone_it_touches(
     assert after["no-stacking:Flying"].status is Status.PROVED
 
 
+@pytest.mark.e2e
 def test_unchanged_rerun_is_one_ruleset_hit_and_no_cache_means_no_files(
         work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _run(Options(use_cache=False), monkeypatch)
@@ -96,6 +100,7 @@ def test_unchanged_rerun_is_one_ruleset_hit_and_no_cache_means_no_files(
     assert _verdicts(again) == _verdicts(first)
 
 
+@pytest.mark.e2e
 def test_a_damaged_entry_is_recomputed_not_trusted(work: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     _run(Options(), monkeypatch)
@@ -113,6 +118,7 @@ def test_a_damaged_entry_is_recomputed_not_trusted(work: Path,
     assert seen["dead-terminal"] is True
 
 
+@pytest.mark.unit
 def test_the_engines_alone_write_no_cache(work: Path) -> None:
     from checker.engines import check_property
     from checker.spec.load import load_ruleset
@@ -122,6 +128,7 @@ def test_the_engines_alone_write_no_cache(work: Path) -> None:
     assert not (work / ".ruleproof-cache").exists()
 
 
+@pytest.mark.unit
 def test_only_cone_proofs_are_cacheable() -> None:
     def result(status: Status, method: Method | None, trace: Trace | None) -> PropertyResult:
         return PropertyResult("p", "always", status, method, "", trace, (), "p", "")
@@ -134,6 +141,7 @@ def test_only_cone_proofs_are_cacheable() -> None:
     assert not cache.cone_proof(result(Status.UNKNOWN, None, None))
 
 
+@pytest.mark.e2e
 def test_the_cone_key_does_not_depend_on_the_hash_seed(work: Path) -> None:
     script = ("from pathlib import Path\n"
               "from checker.plan import store as cache\nfrom checker.options import Options\n"
@@ -161,6 +169,7 @@ def _no_checking(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pipeline, "check", fail)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("extra", [[], ["--strict"]])
 def test_an_identical_rerun_is_replayed_without_checking(
         work: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
@@ -172,6 +181,7 @@ def test_an_identical_rerun_is_replayed_without_checking(
     assert _cli(args, capsys) == (code, text)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("change", ["rulebook", "report deleted", "report edited", "json",
                                    "option", "no-cache"])
 def test_a_changed_input_output_or_option_is_checked_again(

@@ -11,6 +11,8 @@ import pytest
 
 from checker.cli import main
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

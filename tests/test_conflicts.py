@@ -30,6 +30,8 @@ from checker.results import findings as property_findings
 from checker.spec.load import load_ruleset
 from checker.spec.source import load_spec
 
+pytestmark = pytest.mark.corpus
+
 CORPUS = Path(__file__).parent / "corpus" / "findings"
 OPTIONS = Options(timeout_ms=10_000)
 
@@ -332,20 +334,10 @@ def test_corpus_with_explicit_property_verdicts(name: str) -> None:
 
 @pytest.mark.parametrize("name", SPECS)
 def test_corpus_through_the_pipeline(name: str) -> None:
-    from checker import engines
-
-    if not hasattr(engines, "check_all"):
-        pytest.skip("checker.engines.check_all is not written yet: the property-derived "
-                    "kinds are covered by test_corpus_with_explicit_property_verdicts")
+    """The whole pipeline, symbolic engines included: an exception here is a failure."""
     from checker.plan.tasks import check_ruleset
 
-    ruleset = load(name)
-    try:
-        engines.check_all(ruleset.system, OPTIONS)
-    except Exception as exc:  # the symbolic engines are still being written
-        pytest.skip(f"checker.engines.check_all fails on this spec ({exc!r}); the "
-                    "property-derived kinds are covered by the explicit-verdict test")
-    checked = check_ruleset(ruleset, OPTIONS)
+    checked = check_ruleset(load(name), OPTIONS)
     assert summary(checked.result.findings) == planted(name)
 
 

@@ -28,6 +28,8 @@ from checker.ir import Property, System
 from checker.options import Options
 from checker.results import Status
 
+pytestmark = pytest.mark.differential
+
 OPTIONS = Options(max_depth=15, timeout_ms=20_000, explicit_limit=20_000)
 TALLY: Counter[str] = Counter()      # engine:decided / engine:unknown, for the curious
 

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from checker.cli import main
 from checker.errata.drift import drift
+
+pytestmark = pytest.mark.unit
 
 OLD = ("Crouched\nSpeed is halved.\nArmor is halved.\n"
        "Flying State is automatically canceled if the model becomes Crouched.\n")

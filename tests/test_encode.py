@@ -7,6 +7,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
 import z3  # noqa: TID251 - the encoding's own tests inspect its z3 terms
 from hypothesis import given, settings
 from strategies import load_spec, rulesets
@@ -20,6 +21,8 @@ from checker.ir import Const, Op, System, V
 from checker.options import Options
 from checker.results import StopReason
 from checker.spec.load import load_ruleset
+
+pytestmark = pytest.mark.unit
 
 ROOT = Path(__file__).resolve().parent.parent
 OPTIONS = Options()

@@ -29,6 +29,8 @@ from checker.options import Options
 from checker.results import Method, Status, StopReason
 from checker.spec.load import load_ruleset
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parent.parent
 MINI = ROOT / "docs" / "example-mini.yaml"
 UNBOUNDED = {Method.K_INDUCTION, Method.SPACER}

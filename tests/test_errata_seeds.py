@@ -35,6 +35,8 @@ import yaml
 from checker.cli import main
 from checker.errata.drift import drift
 
+pytestmark = pytest.mark.e2e
+
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ("eldfall-states.txt", "noctvale-conditions.txt")
 ELDFALL = (ROOT / "spec" / "eldfall.yaml").read_text("utf-8")

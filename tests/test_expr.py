@@ -25,6 +25,8 @@ from checker.spec.expr import (
     refs,
 )
 
+pytestmark = pytest.mark.unit
+
 
 def r(*parts: str, value: int | None = None) -> Ref:
     return Ref(tuple(parts), value)

@@ -20,8 +20,11 @@ from checker.spec.load import load_ruleset
 
 # A failing hypothesis test makes its pytest plugin touch mypy_extensions.TypedDict, whose
 # DeprecationWarning (an error under filterwarnings=error) turns the report into INTERNALERROR.
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning")
+pytestmark = [
+    pytest.mark.differential,
+    pytest.mark.filterwarnings(
+        "ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning"),
+]
 
 ROOT = Path(__file__).resolve().parent.parent
 RENDERED = re.compile(r"^fuzz\.yaml:\d+:\d+: error\[RP[12]\d\d\]: \S")

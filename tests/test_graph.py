@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from strategies import load_spec
 
 from checker.graph import ANY, analyze, build, cone, cone_vars, rule_graph, trigger_cycles
 from checker.ir import System
 from checker.spec.load import load_ruleset
+
+pytestmark = pytest.mark.unit
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -17,6 +17,8 @@ import pytest
 
 from checker.cli import main
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "docs" / "example-mini.yaml"
 

@@ -15,6 +15,8 @@ from checker.errors import SpecError
 from checker.spec.load import load_ruleset
 from checker.spec.source import SourceMap, load_spec
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = {"eldfall": "eldfall-states.txt", "noctvale": "noctvale-conditions.txt",
          "bushido": "bushido-model-states.txt"}

@@ -29,6 +29,8 @@ from checker.results import Finding, Trace
 from checker.spec.load import load_ruleset
 from checker.spec.source import load_spec
 
+pytestmark = pytest.mark.unit
+
 CORPUS = Path(__file__).parent / "corpus" / "findings"
 OPTIONS = Options(timeout_ms=10_000)
 SPECS = sorted(p.stem for p in CORPUS.glob("*.yaml"))

@@ -15,6 +15,8 @@ from checker.plan import shards
 from checker.results.codec import finding_to, property_to
 from checker.results.run import Run
 
+# layers (tests/README.md): the tests that run a check are e2e, the others unit
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus" / "findings"
 # planted findings of several kinds, several rulesets in one run (docs/example-mini.yaml
@@ -49,6 +51,7 @@ def _check(folder: Path, **opts: object) -> Run:
     return pipeline.check([folder / "spec"], Options(use_cache=False, **opts))  # type: ignore[arg-type]
 
 
+@pytest.mark.e2e
 def test_two_workers_give_exactly_the_one_process_results(folder: Path) -> None:
     one = _results(_check(folder, jobs=1))
     two = _results(_check(folder, jobs=2))
@@ -57,6 +60,7 @@ def test_two_workers_give_exactly_the_one_process_results(folder: Path) -> None:
     assert two == one
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("n", [2, 3])
 def test_shards_are_disjoint_and_together_the_whole_check(folder: Path, n: int) -> None:
     whole = _results(_check(folder))
@@ -73,6 +77,7 @@ def test_shards_are_disjoint_and_together_the_whole_check(folder: Path, n: int) 
     assert all(sizes), sizes                       # 42 properties: no shard is left empty
 
 
+@pytest.mark.e2e
 def test_the_scan_parts_merged_are_the_whole_scan(folder: Path) -> None:
     """Each scan is decided in parts (`decision.scan_part`); the parts are disjoint, and
     merged they give what the scan gives when asked for everything at once."""
@@ -90,6 +95,7 @@ def test_the_scan_parts_merged_are_the_whole_scan(folder: Path) -> None:
     assert found >= 4                         # the planted conflicts and order dependences
 
 
+@pytest.mark.unit
 def test_the_split_depends_only_on_names() -> None:
     a = Options(shard=(2, 5))
     assert shards.in_shard("bushido", "no-stacking:Prone", a) == \
@@ -99,6 +105,7 @@ def test_the_split_depends_only_on_names() -> None:
     assert len(owners) == 1
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("bad", ["0/2", "3/2", "2", "a/b", "1/0", "-1/2"])
 def test_a_bad_shard_is_a_usage_error(bad: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
@@ -107,6 +114,7 @@ def test_a_bad_shard_is_a_usage_error(bad: str, capsys: pytest.CaptureFixture[st
     assert "is not K/N" in capsys.readouterr().err
 
 
+@pytest.mark.e2e
 def test_a_shard_says_what_it_checked(folder: Path, capsys: pytest.CaptureFixture[str],
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(folder)

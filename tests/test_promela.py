@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import tempfile
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -47,8 +48,15 @@ from checker.spec.load import load_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 MINI = ROOT / "docs" / "example-mini.yaml"
-needs_spin = pytest.mark.skipif(spin_available() is not None,
-                                reason=f"SPIN cross-check needs spin and gcc: {spin_available()}")
+_no_spin = pytest.mark.skipif(spin_available() is not None,
+                              reason=f"SPIN cross-check needs spin and gcc: {spin_available()}")
+# layers (tests/README.md): a test that runs SPIN and gcc is e2e, the rest are unit
+unit = pytest.mark.unit
+
+
+def needs_spin(test: Callable[..., None]) -> Callable[..., None]:
+    """Runs spin and gcc: the e2e layer, skipped when they are missing."""
+    return pytest.mark.e2e(_no_spin(test))
 
 
 def _mini() -> System:
@@ -61,6 +69,7 @@ def _prop(system: System, ident: str) -> Property:
 
 # ----------------------------------------------------------------------------- text
 
+@unit
 def test_types_fit_the_range() -> None:
     assert promela_type(0, 1) == "bit"
     assert promela_type(0, 2) == "byte"
@@ -71,6 +80,7 @@ def test_types_fit_the_range() -> None:
     assert promela_type(0, 40000) == "int"
 
 
+@unit
 def test_identifiers_are_sanitised_and_unique() -> None:
     names = ["a.Crouched", "a:Crouched", "_happened:end-phase@b", "Bleed:1", "_res"]
     system = System("t", tuple(Var(n, 0, 1, (0,), "int") for n in names), (), (), 8)
@@ -81,6 +91,7 @@ def test_identifiers_are_sanitised_and_unique() -> None:
     assert len(set(ids.values())) == len(names)
 
 
+@unit
 def test_expressions() -> None:
     n = {"x": "v_x", "y": "v_y"}
     x, y = V("x"), V("y")
@@ -98,6 +109,7 @@ def test_expressions() -> None:
         expr(Op("div", (x, y)), n)
 
 
+@unit
 def test_property_checks() -> None:
     system = _mini()
     assert check_expr(system, _prop(system, "hp-bounded")) == "(!(fe == 0) || (v_hp <= 2))"
@@ -111,6 +123,7 @@ def test_property_checks() -> None:
         "(!STABLE || (v_hp <= 2))"
 
 
+@unit
 def test_model_layout() -> None:
     system = _mini()
     text = to_promela(system, _prop(system, "hp-bounded"))
@@ -131,6 +144,7 @@ def test_model_layout() -> None:
     assert "state-reachable:Dead" in everything  # named as not asserted
 
 
+@unit
 def test_claims_layout() -> None:
     system = _mini()
     text, claims = to_promela_claims(system, system.properties)
@@ -164,6 +178,7 @@ INV = Property("i", "i", "always", "invariant", TRUE)
 REACH = Property("r", "r", "reachable", "reachable", TRUE)
 
 
+@unit
 def test_parse_pan_verdicts() -> None:
     assert parse_pan(HEADER.format(e=0), INV) == SpinResult(
         "holds", "exhaustive search, no counterexample (220 states, state vector 20 bytes)", 220)
@@ -172,6 +187,7 @@ def test_parse_pan_verdicts() -> None:
     assert parse_pan(HEADER.format(e=0), REACH).verdict == "fails"
 
 
+@unit
 @pytest.mark.parametrize("noise", ["error: max search depth too small\n",
                                    "pan: out of memory\n",
                                    "pan: reached -DMEMLIM bound\n",
@@ -181,12 +197,14 @@ def test_parse_pan_incomplete_is_unknown(noise: str) -> None:
     assert parse_pan(noise + HEADER.format(e=0), REACH).verdict == "unknown"
 
 
+@unit
 def test_parse_pan_without_a_summary_is_unknown() -> None:
     assert parse_pan("Segmentation fault\n", INV).verdict == "unknown"
     other = "pan:1: invalid end state (at depth 3)\nState-vector 20 byte, errors: 1\n"
     assert parse_pan(other, INV).verdict == "unknown"
 
 
+@unit
 def test_missing_tools_are_unknown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(spin_mod.shutil, "which", lambda _: None)
     system = _mini()

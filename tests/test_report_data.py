@@ -20,6 +20,8 @@ from checker.report.data import (
 )
 from checker.results import Status
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture(scope="module")
 def data() -> ReportData:

@@ -9,6 +9,8 @@ from test_report_support import load
 
 from checker.report import diagram
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture(scope="module")
 def demo_diagram() -> diagram.Diagram:

@@ -20,6 +20,8 @@ from checker.report.json_report import FORMAT_VERSION, JsonReporter
 from checker.report.junit import JunitReporter
 from checker.report.sarif import SarifReporter
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture(scope="module")
 def data() -> ReportData:

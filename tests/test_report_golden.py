@@ -23,6 +23,8 @@ from checker.report.json_report import JsonReporter
 from checker.report.junit import JunitReporter
 from checker.report.sarif import SarifReporter
 
+pytestmark = pytest.mark.corpus
+
 UPDATE = os.environ.get("RULEPROOF_UPDATE_GOLDENS") == "1"
 
 Scrub = tuple[str, str]

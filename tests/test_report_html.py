@@ -19,6 +19,8 @@ from checker.report.data import build_report
 from checker.report.html import HtmlReporter
 from checker.results.run import Run
 
+pytestmark = pytest.mark.unit
+
 
 def write(run: Run, folder: Path, options: Options | None = None, **kw: object) -> None:
     render_all(run, options or Options(), Outputs(html=folder, stream=io.StringIO(),

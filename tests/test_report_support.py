@@ -11,6 +11,8 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+import pytest
+
 from checker.interpret import explore, replay
 from checker.ir import Property, Ruleset
 from checker.results import (
@@ -26,6 +28,8 @@ from checker.results import findings as derived
 from checker.results.run import CheckedRuleset, Run
 from checker.spec.coverage import coverage
 from checker.spec.load import load_ruleset
+
+pytestmark = pytest.mark.unit
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "report"

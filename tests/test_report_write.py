@@ -14,6 +14,8 @@ from checker.options import Options
 from checker.report import Outputs, render_all
 from checker.report.write import OutputDir, ReportWriteError, write_atomic
 
+pytestmark = pytest.mark.unit
+
 
 def tree(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*"))

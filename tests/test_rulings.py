@@ -10,6 +10,8 @@ import pytest
 from checker.interpret import explore
 from checker.spec.load import load_ruleset
 
+pytestmark = pytest.mark.unit
+
 TEXT = """Panicked
 Must perform a full Run movement toward the nearest open field edge.
 If Engaged at the start of its turn: declares Idle and Dodge.

@@ -20,6 +20,8 @@ from checker.results import FINDING_KINDS
 from checker.results.run import CheckedRuleset
 from checker.spec.load import load_ruleset
 
+pytestmark = pytest.mark.e2e
+
 ROOT = Path(__file__).resolve().parent.parent
 RULESETS = ["eldfall", "noctvale", "bushido"]
 

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parent.parent
 EXPECTED = {
     "eldfall-states.txt": "fb9e02be29808156eda9da38c5ae4b0ed8881d514029422c0a0394ecd6a957f3",

@@ -43,8 +43,11 @@ from checker.options import Options
 from checker.spec.load import load_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.skipif(spin_available() is not None,
-                                reason=f"SPIN cross-check needs spin and gcc: {spin_available()}")
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(spin_available() is not None,
+                       reason=f"SPIN cross-check needs spin and gcc: {spin_available()}"),
+]
 
 
 def crosscheck(system: System, props: list[Property], base: Path, *, max_states: int = 200_000,
@@ -229,8 +232,7 @@ def _oracle_by_enumeration(system: System, props: list[Property],
 @pytest.mark.parametrize("name", ["eldfall", "noctvale", "bushido"])
 def test_seed_ruleset_invariants_agree(name: str, tmp_path: Path) -> None:
     path = ROOT / "spec" / f"{name}.yaml"
-    if not path.exists():
-        pytest.skip(f"spec/{name}.yaml does not exist yet")
+    assert path.exists(), f"spec/{name}.yaml is missing"
     system = load_ruleset(path).system
     invariants = [p for p in system.properties if p.mode == "invariant"]
     limit = 200_000

@@ -9,6 +9,8 @@ import pytest
 
 from checker.text import Sentence, SourceText, normalize
 
+pytestmark = pytest.mark.unit
+
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 
 

@@ -12,6 +12,8 @@ from checker.errors import SpecError
 from checker.ir import Const, Op, Ruleset, V
 from checker.spec.load import load_ruleset
 
+pytestmark = pytest.mark.unit
+
 RULES_TXT = """\
 States of the same name cannot stack.
 Flying State is automatically canceled if the model becomes Crouched.

@@ -109,7 +109,7 @@ class ExprSyntaxError(Exception):
 
 
 @v_args(inline=True)
-class _ToAst(Transformer):  # type: ignore[misc]
+class _ToAst(Transformer[Token, object]):
     def number(self, tok: Token) -> Num:
         return Num(int(tok))
 

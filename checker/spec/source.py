@@ -65,17 +65,17 @@ class _GuardedLoader(yaml.SafeLoader):
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
+            event = self.peek_event()  # type: ignore[no-untyped-call]
             raise _TooComplex("YAML aliases (*name) are not allowed in spec files",
                               event.start_mark)
         self._depth += 1
         self._nodes += 1
         if self._depth > MAX_DEPTH:
             raise _TooComplex(f"nesting deeper than {MAX_DEPTH} levels",
-                              self.peek_event().start_mark)
+                              self.peek_event().start_mark)  # type: ignore[no-untyped-call]
         if self._nodes > MAX_NODES:
             raise _TooComplex(f"more than {MAX_NODES} YAML nodes",
-                              self.peek_event().start_mark)
+                              self.peek_event().start_mark)  # type: ignore[no-untyped-call]
         try:
             return super().compose_node(parent, index)
         finally:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from checker.errors import SpecError
-from checker.ir import Decision, Element, LExpr, PathKey, Ruleset, System, Var
+from checker.ir import Decision, Element, LExpr, PathKey, Ruleset, System, Var, VarKind
 from checker.spec.cite import cite_all
 from checker.spec.lower_ctx import Ctx
 from checker.spec.lower_expr import did_you_mean, lower_bool
@@ -202,7 +202,7 @@ def _declare(ctx: Ctx) -> None:
         else:
             ctx.state_kind[name] = "marker" if sd.markers else "flag"
             hi = sd.markers.max if sd.markers else STATE_BOUND
-            kind = "marker" if sd.markers else "state"
+            kind: VarKind = "marker" if sd.markers else "state"
             for m in owners:
                 n = ctx.q(m, name)
                 ctx.vars[n] = Var(n, 0, hi, init, kind, (), m, name, name)

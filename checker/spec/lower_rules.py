@@ -35,7 +35,7 @@ def lower_events(ctx: Ctx) -> list[Transition]:
         if ctx.events[ident][0] is not None:
             continue  # the user defined this event themselves
         prev = phases[i - 1]
-        guard = Op("eq", (V("phase"), Const(phases.index(prev))))
+        guard: LExpr = Op("eq", (V("phase"), Const(phases.index(prev))))
         out.append(Transition(ident, "phases", "event", guard,
                               tuple(phase_effects(ctx, ident))))
     for i, ev in enumerate(ctx.doc.events):
@@ -157,7 +157,7 @@ def _decision_constraints(ctx: Ctx, ident: str, source: str, decl: Any, when: LE
                     ctx.err("RP203", f"{o!r} is not an option of decision {dim!r}",
                             (*path, kind, dim), did_you_mean(o, ctx.doc.decisions[dim]))
             out.append(Constraint(f"{ctx.instance(ident, model)}/{dim}", source, kind, dim,
-                                  options, when, overrides, model))  # type: ignore[arg-type]
+                                  options, when, overrides, model))
     if not given and not hasattr(decl, "steps"):
         ctx.err("RP209", "a constraint needs one of 'only', 'forbid', 'must'", path)
     return out

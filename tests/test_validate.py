@@ -443,3 +443,40 @@ def test_states_with_an_initial_value(tmp_path: Path) -> None:
 def test_bad_state_initial_values(tmp_path: Path, decl: str, message: str) -> None:
     d = one_error(tmp_path, "", STATE_INIT_HEAD + f"  Held: {decl}\n")
     assert (d.code, d.message) == ("RP211", message)
+
+
+AFTER_BODY = """\
+events:
+  - {id: knock-down, do: [enter Prone]}
+  - {id: stand-up, do: [leave Prone]}
+properties:
+  - {id: up-after-stand, after: stand-up, never: Prone}
+  - {id: crouched-after-knock, after: knock-down, always: Crouched}
+"""
+
+
+def test_after_event_properties(tmp_path: Path) -> None:
+    from checker.options import Options
+    from checker.plan.check import check
+    from checker.results import Status
+
+    system = load(tmp_path, AFTER_BODY).system
+    byid = {p.id: p for p in system.properties}
+    assert byid["up-after-stand"].expr == Op("implies", (
+        Op("eq", (V("_happened:stand-up"), Const(1))), Op("not", (Op("ge", (V("Prone"),
+                                                                           Const(1))),))))
+    assert "vacuity:up-after-stand" in byid
+    run = check([_spec(tmp_path, AFTER_BODY)], Options(use_cache=False, jobs=1))
+    status = {p.id: p.status for p in run.checked[0].result.properties}
+    # from the events: standing up leaves Prone; knocking down never makes a model Crouched
+    assert status["up-after-stand"] is Status.PROVED
+    assert status["crouched-after-knock"] is Status.VIOLATED
+    assert status["vacuity:up-after-stand"] is Status.PROVED
+
+
+def test_after_needs_a_known_event_and_always_or_never(tmp_path: Path) -> None:
+    d = one_error(tmp_path, "properties:\n  - {id: p, after: stand, never: Prone}\n")
+    assert (d.code, d.message) == ("RP203", "unknown event 'stand' in 'after'")
+    d = one_error(tmp_path, "events: [{id: e, do: []}]\n"
+                  "properties:\n  - {id: p, after: e, reachable: Prone}\n")
+    assert d.code == "RP201" and "'after' goes with 'always' or 'never'" in d.message

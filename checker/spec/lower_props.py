@@ -7,6 +7,7 @@ from checker.ir import (
     Constraint,
     LExpr,
     Op,
+    PathKey,
     Property,
     System,
     Transition,
@@ -20,6 +21,7 @@ from checker.ir import (
 )
 from checker.spec import expr as ast
 from checker.spec.lower_ctx import Ctx
+from checker.spec.lower_effects import event_instance
 from checker.spec.lower_expr import did_you_mean, lower_bool, marker_vars, sum_of, type_ref
 
 # ============================================================================ properties
@@ -43,6 +45,18 @@ def lower_properties(ctx: Ctx, monitors: list[tuple[str, LExpr]]) -> list[Proper
             path = ("properties", i, kind)
             per = [lower_bool(ctx, text, m, path) for m in ctx.per_model()]
             states = _states_in(ctx, text)
+            if pd.after is not None:
+                after = _after(ctx, pd.after, ("properties", i, "after"))
+                if after is None:
+                    continue
+                body = conj(*(Op("implies", (h, p if kind == "always" else neg(p)))
+                              for h, p in zip(after, per, strict=True)))
+                out.append(Property(pd.id, pd.id, kind, "invariant", body, states=states,
+                                    text=f"after {pd.after}: {kind} {text}"))
+                out.append(Property(f"vacuity:{pd.id}", pd.id, "vacuity", "reachable",
+                                    disj(*after), states=states,
+                                    text=f"{pd.after!r} can happen"))
+                continue
             if kind == "reachable":
                 out.append(Property(pd.id, pd.id, "reachable", "reachable", disj(*per),
                                     states=states, text=text))
@@ -63,6 +77,21 @@ def lower_properties(ctx: Ctx, monitors: list[tuple[str, LExpr]]) -> list[Proper
                         did_you_mean(name, list(ctx.state_kind)))
                 continue
             out.append(_terminal_property(ctx, pd.id, pd.id, name, monitors))
+    return out
+
+
+def _after(ctx: Ctx, event: str, path: PathKey) -> list[LExpr] | None:
+    """Per model, "event `event` happened in this step" (`_happened`, which stays set until
+    the next event): the premise of an `after:` property."""
+    if event not in ctx.events:
+        ctx.err("RP203", f"unknown event {event!r} in 'after'", path,
+                did_you_mean(event, list(ctx.events)))
+        return None
+    out: list[LExpr] = []
+    for m in ctx.per_model():
+        inst = event_instance(ctx, event, m)
+        ctx.happened_needed.add(inst)
+        out.append(Op("eq", (V(f"_happened:{inst}"), Const(1))))
     return out
 
 

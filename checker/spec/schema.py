@@ -141,6 +141,7 @@ class PropertyDecl(_Strict):
     never: str | None = None
     reachable: str | None = None
     terminal: str | None = None
+    after: str | None = None      # an event: the claim is about the situation right after it
     cite: Cite | None = None
 
     @model_validator(mode="after")
@@ -148,6 +149,8 @@ class PropertyDecl(_Strict):
         given = [k for k in ("always", "never", "reachable", "terminal") if getattr(self, k)]
         if len(given) != 1:
             raise ValueError("give exactly one of 'always', 'never', 'reachable', 'terminal'")
+        if self.after is not None and given[0] not in ("always", "never"):
+            raise ValueError("'after' goes with 'always' or 'never'")
         return self
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+from checker.graph import structural_findings
 from checker.interpret import explore, replay
 from checker.ir import Property, Ruleset
 from checker.results import (
@@ -65,7 +66,8 @@ def checked(ruleset: Ruleset, extra: list[Finding], unknown: dict[str, str]) -> 
             r = PropertyResult(p.id, p.kind, Status.UNKNOWN, Method.K_INDUCTION, unknown[p.id],
                                states=p.states, source=p.source, text=p.text, seconds=20.0)
         props.append(r)
-    found = derived.from_properties(ruleset, props) + extra
+    found = structural_findings(ruleset.system, props,
+                                derived.from_properties(ruleset, props)) + extra
     found.sort(key=lambda f: (f.kind, f.rules, f.states))
     return CheckedRuleset(ruleset, RulesetResult(ruleset.id, props, found, 1.5),
                           coverage(ruleset))

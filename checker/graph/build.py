@@ -39,7 +39,19 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from checker.ir import Assign, Const, LExpr, Op, System, Transition, V, lvars, post_state
+from checker.ir import (
+    FALSE,
+    Assign,
+    Const,
+    LExpr,
+    Op,
+    System,
+    Transition,
+    V,
+    lvars,
+    post_state,
+    substitute,
+)
 
 ANY = "*"
 
@@ -205,15 +217,56 @@ def dependencies(system: System) -> nx.DiGraph[str]:
     return g
 
 
+_FOLD = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
+         "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
+         "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b}
+
+
+def fold(e: LExpr) -> LExpr:
+    """`e` with its constant parts evaluated (`and` is False as soon as one part is, `or`
+    True): a guard that folds to `FALSE` cannot hold."""
+    if not isinstance(e, Op):
+        return e
+    args = tuple(fold(a) for a in e.args)
+    consts = [a.value for a in args if isinstance(a, Const)]
+    if e.op == "and" and any(c is False or c == 0 for c in consts):
+        return FALSE
+    if e.op == "or" and any(c is True or (c != 0 and c is not False) for c in consts):
+        return Const(True)
+    if e.op == "ite" and isinstance(args[0], Const):
+        return args[1] if args[0].value else args[2]
+    if len(consts) != len(args):
+        return Op(e.op, args)
+    vals = [int(c) for c in consts]
+    if e.op in _FOLD and len(vals) == 2:
+        return Const(_FOLD[e.op](*vals))
+    if e.op in ("min", "max"):
+        return Const((min if e.op == "min" else max)(vals))
+    if e.op == "not":
+        return Const(not vals[0])
+    if e.op == "neg":
+        return Const(-vals[0])
+    if e.op in ("and", "or"):
+        return Const(all(vals) if e.op == "and" else any(vals))
+    if e.op == "implies":
+        return Const(not vals[0] or bool(vals[1]))
+    return Op(e.op, args)
+
+
 def rule_graph(system: System) -> nx.DiGraph[str]:
-    """r → s when rule r writes a variable that rule s's guard reads (r may trigger s).
-    `_fired` bookkeeping is left out (each edge-triggered rule writes its own); `emit`
-    (a write to `_happened:E`) does count. Read off `machine(system).deps`."""
+    """r → s when rule r writes a variable that rule s's guard reads (r may trigger s),
+    unless s's guard cannot hold right after r fires (it folds to false over r's
+    post-state: r disables s, as a rule that leaves the State its condition requires
+    disables itself). `_fired` bookkeeping is left out (each edge-triggered rule writes
+    its own); `emit` (a write to `_happened:E`) does count. Read off
+    `machine(system).deps`."""
     deps = machine(system).deps
+    by_id = {r.id: r for r in system.rules}
     g: nx.DiGraph[str] = nx.DiGraph()
     for r in system.rules:
         g.add_node(r.id, source=r.source)
     for r in system.rules:
+        post = post_state(r.effects)
         writes = [w for w in deps.successors(f"r:{r.id}") if not deps.nodes[w]["fired"]]
         shared: dict[str, set[str]] = {}
         for w in writes:
@@ -221,7 +274,7 @@ def rule_graph(system: System) -> nx.DiGraph[str]:
                 if deps.nodes[s]["kind"] == "rule" and deps.edges[w, s].get("guard"):
                     shared.setdefault(deps.nodes[s]["rule"], set()).add(w[2:])
         for s in system.rules:     # in spec order, as before
-            if s.id in shared:
+            if s.id in shared and fold(substitute(by_id[s.id].guard, post)) != FALSE:
                 g.add_edge(r.id, s.id, vars=tuple(sorted(shared[s.id])))
     return g
 

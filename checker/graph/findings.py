@@ -12,9 +12,10 @@ precise question does not settle it the other way:
                                property of S violated, the engine's finding says why (no
                                edge enters it); undecided, the structural fact is the
                                finding; proved reachable, nothing (it cannot be both).
-    trigger-cycle (RP302)      a cycle of the rule dependency graph (`rule_graph`), when
-                               termination is not proved; when termination is violated,
-                               only cycles whose rules all fire in the counterexample.
+    trigger-cycle (RP302)      a cycle of the rule dependency graph (`rule_graph`: r → s
+                               when r writes what s's guard reads and does not falsify
+                               it), when termination is not proved; when termination is
+                               violated, only the cycles its counterexample goes round.
     leaves-terminal (RP303)    an edge out of a terminal State (it leaves, cancels, removes
                                or re-sets it), when that State's terminal property is not
                                proved.
@@ -61,7 +62,7 @@ def structural_findings(system: System, props: list[PropertyResult],
         if r.kind == "termination" and r.status is not Status.PROVED:
             out += _cycles(system, r)
     terminal = {p.id: p.states for p in system.properties if p.kind == "terminal"}
-    open_terminal = {s for r in props if r.id in terminal and r.status is not Status.PROVED
+    open_terminal = {s: r for r in props if r.id in terminal and r.status is not Status.PROVED
                      for s in terminal[r.id]}
     out += _exits(system, facts.terminal_exits, open_terminal)
     return out
@@ -69,12 +70,12 @@ def structural_findings(system: System, props: list[PropertyResult],
 
 def _cycles(system: System, termination: PropertyResult) -> list[Finding]:
     source = {r.id: r.source for r in system.rules}
-    fired: set[str] | None = None
+    fired: tuple[str, ...] | None = None
     if termination.status is Status.VIOLATED and termination.trace is not None:
-        fired = {f for step in termination.trace.steps for f in step.fired}
+        fired = tuple(f for step in termination.trace.steps for f in step.fired)
     out: dict[tuple[str, ...], Finding] = {}
     for cycle in trigger_cycles(system):
-        if fired is not None and not set(cycle) <= fired:
+        if fired is not None and not _fires_around(cycle, fired):
             continue
         names = tuple(source[r] for r in cycle)
         key = tuple(sorted(set(names)))
@@ -87,7 +88,8 @@ def _cycles(system: System, termination: PropertyResult) -> list[Finding]:
             what = ("rules " + " → ".join(repr(n) for n in (*names, names[0]))
                     + " each change what the next one's condition reads, so they may keep "
                     "triggering each other")
-        why = ("and they do: see the non-termination finding" if fired is not None
+        why = ("and they do: the non-termination counterexample goes round this cycle"
+               if fired is not None
                else f"and termination is not proved ({termination.reason or 'undecided'})")
         out[key] = Finding("trigger-cycle", key, (), f"{what}, {why}")
         if len(out) >= MAX_CYCLE_FINDINGS:
@@ -95,8 +97,20 @@ def _cycles(system: System, termination: PropertyResult) -> list[Finding]:
     return list(out.values())
 
 
+def _fires_around(cycle: tuple[str, ...], fired: tuple[str, ...]) -> bool:
+    """`fired` fires the rules of `cycle` one after the other, all the way round and back
+    to the first (some rotation of `cycle` + its first rule is a run of `fired`)."""
+    n = len(cycle)
+    for i in range(len(fired) - n):
+        if fired[i] in cycle:
+            k = cycle.index(fired[i])
+            if all(fired[i + j] == cycle[(k + j) % n] for j in range(n + 1)):
+                return True
+    return False
+
+
 def _exits(system: System, exits: tuple[tuple[str, str], ...],
-           states: set[str]) -> list[Finding]:
+           states: dict[str, PropertyResult]) -> list[Finding]:
     g = machine(system).graph
     by_id = {t.id: t for t in (*system.events, *system.rules)}
     out: dict[tuple[str, str], Finding] = {}
@@ -109,8 +123,12 @@ def _exits(system: System, exits: tuple[tuple[str, str], ...],
                  if d["transition"] == transition} & {"leave", "cancels", "remove", "set"}
         what = "event" if t.kind == "event" else "rule"
         how = ("re-sets" if kinds <= {"set"} else "takes a model out of")
+        r = states[state]
+        verdict = (f"its terminal property {r.source or r.id!r} is violated"
+                   if r.status is Status.VIOLATED else
+                   f"its terminal property {r.source or r.id!r} is not proved "
+                   f"({r.reason or 'undecided'})")
         out[(t.source, state)] = Finding(
             "leaves-terminal", (t.source,), (state,),
-            f"{what} {t.source!r} {how} the terminal State {state}, and {state} is not "
-            "proved terminal")
+            f"{what} {t.source!r} {how} the terminal State {state}, and {verdict}")
     return list(out.values())

@@ -79,13 +79,14 @@ class PropertyResult:
 
 FINDING_KINDS = ("fact-contradiction", "forbidden-obligation", "no-legal-action",
                  "order-dependence", "non-termination", "dead-rule", "unreachable-state",
-                 "undefined-reference", "vacuous-property")
+                 "undefined-reference", "vacuous-property", "trigger-cycle",
+                 "leaves-terminal")
 
 FINDING_CODES = {
     "fact-contradiction": "RP401", "forbidden-obligation": "RP402",
     "no-legal-action": "RP403", "order-dependence": "RP404", "non-termination": "RP405",
     "dead-rule": "RP406", "unreachable-state": "RP301", "undefined-reference": "RP304",
-    "vacuous-property": "RP407",
+    "vacuous-property": "RP407", "trigger-cycle": "RP302", "leaves-terminal": "RP303",
 }
 
 

@@ -64,9 +64,7 @@ _CODES = [
     Code("RP209", "missing-field", "a required field is missing"),
     Code("RP210", "cyclic-definition", "definitions refer to each other in a cycle"),
     Code("RP211", "bad-value", "a value is out of its allowed range"),
-    # graph / structure (RP301 and RP304 are finding kinds, below)
-    Code("RP302", "trigger-cycle", "triggered rules can re-trigger each other", Severity.WARNING),
-    Code("RP303", "leaves-terminal", "a rule leaves a terminal State", Severity.WARNING),
+    # graph / structure: RP301–RP304 are finding kinds, below
     # properties
     Code("RP501", "property-violated", "a property the ruleset promises is violated"),
     Code("RP502", "property-unknown", "a property could not be decided", Severity.WARNING),
@@ -96,6 +94,10 @@ _FINDINGS = [
              "Things the text refers to but never defines", Severity.WARNING),
     _finding("RP407", "vacuous-property", "a property that holds only vacuously",
              "Properties that hold only vacuously", Severity.WARNING),
+    _finding("RP302", "trigger-cycle", "triggered rules can re-trigger each other",
+             "Triggered rules that can re-trigger each other", Severity.WARNING),
+    _finding("RP303", "leaves-terminal", "a rule or event leaves a terminal State",
+             "Rules that leave a terminal State", Severity.WARNING),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in sorted(_CODES + _FINDINGS,

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from checker.engines import conflicts, decision
 from checker.engines.conflicts import _Item, _muses, find_conflicts, scan_conflicts
 from checker.errors import InternalError
+from checker.graph import structural_findings
 from checker.interpret import Interpreter, evaluate, explore, replay
 from checker.ir import TRUE, Ruleset
 from checker.options import Options
@@ -58,7 +59,10 @@ PLANTED: dict[str, set[Expected]] = {
         ("order-dependence", ("poison-halves-strength", "rage-doubles-strength"),
          ("Enraged", "Poisoned"), False, ())},
     "non-termination": {("non-termination", ("burning-soaks", "soaked-reignites"), (), False,
+                         ()),
+                        ("trigger-cycle", ("burning-soaks", "soaked-reignites"), (), False,
                          ())},
+    "leaves-terminal": {("leaves-terminal", ("raise-dead",), ("Dead",), False, ())},
     "dead-rule": {("dead-rule", ("stand-up",), (), False, ())},
     "unreachable-state": {("unreachable-state", ("states:Petrified",), ("Petrified",), False,
                            ())},
@@ -68,7 +72,7 @@ PLANTED: dict[str, set[Expected]] = {
 }
 KINDS = ("fact-contradiction", "forbidden-obligation", "no-legal-action", "order-dependence",
          "non-termination", "dead-rule", "unreachable-state", "undefined-reference",
-         "vacuous-property")
+         "vacuous-property", "leaves-terminal")
 SPECS = sorted(p.stem for p in CORPUS.glob("*.yaml"))
 CONFLICT_KINDS = {"fact-contradiction", "forbidden-obligation", "no-legal-action"}
 
@@ -327,7 +331,9 @@ def test_corpus_with_explicit_property_verdicts(name: str) -> None:
     ruleset = load(name)
     from checker.engines import order
 
-    found = property_findings.from_properties(ruleset, explicit_properties(ruleset))
+    props = explicit_properties(ruleset)
+    found = structural_findings(ruleset.system, props,
+                                property_findings.from_properties(ruleset, props))
     found += find_conflicts(ruleset, OPTIONS) + order.find_order_dependence(ruleset, OPTIONS)
     assert summary(found) == planted(name)
 

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from checker.cli import main
+from checker.diagnostics import CODES
 
 pytestmark = pytest.mark.unit
 
@@ -78,5 +79,6 @@ def test_timeout_gives_unknown_and_exit_3(tmp_path: Path,
 def test_allow_unknown_opts_out_of_the_gate(tmp_path: Path) -> None:
     code, props, findings = _run(tmp_path, "--rlimit", "1", "--allow-unknown")
     _only_unknown_or_explicit_witness(props, "resource limit")
-    assert code == (1 if any(not f["resolved"] and f["severity"] == "error"
+    # the JSON findings carry their code; the severity is the registry's
+    assert code == (1 if any(not f["resolved"] and CODES[f["code"]].severity.value == "error"
                              for f in findings) else 0)

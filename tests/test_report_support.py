@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from checker.graph import structural_findings
 from checker.interpret import explore, replay
 from checker.ir import Property, Ruleset
 from checker.results import (
@@ -69,7 +70,8 @@ def checked(ruleset: Ruleset, extra: list[Finding], unknown: dict[str, str]) -> 
             r = PropertyResult(p.id, p.kind, Status.UNKNOWN, Method.K_INDUCTION, unknown[p.id],
                                states=p.states, source=p.source, text=p.text, seconds=20.0)
         props.append(r)
-    found = derived.from_properties(ruleset, props) + extra
+    found = structural_findings(ruleset.system, props,
+                                derived.from_properties(ruleset, props)) + extra
     found.sort(key=lambda f: (f.kind, f.rules, f.states))
     return CheckedRuleset(ruleset, RulesetResult(ruleset.id, props, found, 1.5),
                           coverage(ruleset))

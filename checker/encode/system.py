@@ -22,6 +22,12 @@ states (unstable, _res ≥ res_bound) a successor, so unrollings of every length
 a cone-sliced system (`idle_monitors=True`) the idle step also updates the monitors: it
 stands for a step of the sliced-away part, during which the monitors still run.
 
+The events and rules encoded are the ones the ruleset's state machine carries
+(`checker.graph.machine(system).graph`, read by `checker.graph.clauses`): each with the
+assignments of its edges, so the relation is built by walking the graph's edges, and a
+graph with an edge removed (`encode(..., graph=g)`) encodes the system without that
+assignment. The system's own graph gives back exactly the system's transitions.
+
 The relation is written as SMT-LIB text once per system (`transition_text`, cached) and
 parsed into each check's fresh context (see `checker.encode.terms`).
 """
@@ -31,10 +37,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import networkx as nx
 import z3  # noqa: TID251 - encode/ is one of the two packages allowed to import z3
 
 from checker.encode.symbols import SELECTOR, at_step
 from checker.encode.terms import SmtText, literal, parse
+from checker.graph import clauses, machine
 from checker.ir import LExpr, Property, System, V, Var, enabled, post_state
 
 CUR, NXT, SEL = "s", "n", "sel"     # the neutral symbols of the text (see terms.py)
@@ -180,37 +188,45 @@ _CACHE: dict[tuple[int, bool], tuple[System, TransitionText]] = {}
 _CACHE_SIZE = 32
 
 
-def transition_text(system: System, *, idle_monitors: bool = False) -> TransitionText:
-    """The relation of the module docstring as text, memoized per system."""
+def transition_text(system: System, *, idle_monitors: bool = False,
+                    graph: nx.MultiDiGraph[str] | None = None) -> TransitionText:
+    """The relation of the module docstring as text, memoized per system; over the edges
+    of `graph` (a state machine of `system`, e.g. one with edges removed: not memoized)
+    when given, else of the system's own `machine(system).graph`."""
+    if graph is not None:
+        return _build_text(system, idle_monitors, graph)
     key = (id(system), idle_monitors)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is system:
         return hit[1]
-    text = _build_text(system, idle_monitors)
+    text = _build_text(system, idle_monitors, machine(system).graph)
     if len(_CACHE) >= _CACHE_SIZE:
         _CACHE.pop(next(iter(_CACHE)))
     _CACHE[key] = (system, text)
     return text
 
 
-def _build_text(system: System, idle_monitors: bool) -> TransitionText:
+def _build_text(system: System, idle_monitors: bool,
+                graph: nx.MultiDiGraph[str]) -> TransitionText:
+    events, rules = clauses(graph)        # the transitions, off the graph's edges
+    assert len(events) == len(system.events), "the graph is not one of this system"
     cur, nxt = _symbols(system, CUR), _symbols(system, NXT)
     inputs = [v.name for v in system.vars if v.kind == "input"]
     now = SmtText(cur, "a")
     then = SmtText({**cur, **{n: nxt[n] for n in inputs}}, "b")   # inputs rolled afresh
     full = [_in(cur[v.name], v, tuple(range(v.lo, v.hi + 1))) for v in system.vars]
     init = _and([_in(cur[v.name], v, v.init) for v in system.vars])
-    n_ev = len(system.events)
+    n_ev = len(events)
     micro, idle = n_ev, n_ev + 1
-    en = [now(enabled(system, r)) for r in system.rules]
+    en = [now(enabled(system, r)) for r in rules]
     stable = now.define(f"(not {_or(en)})", True)
     fire: list[str] = []          # rule i is the FIRST enabled rule (mutually exclusive)
     before = "false"
     for e in en:
         fire.append(now.define(f"(and {e} (not {before}))", True))
         before = now.define(_or([before, e]) if before != "false" else e, True)
-    ev_post = [post_state(ev.effects) for ev in system.events]
-    rule_post = [post_state(r.effects) for r in system.rules]
+    ev_post = [post_state(ev.effects) for ev in events]
+    rule_post = [post_state(r.effects) for r in rules]
     res = system.res_var if system.res_var in cur else None
     monitors = {name: now(w) for name, w in system.monitors if name in cur}
 
@@ -218,7 +234,7 @@ def _build_text(system: System, idle_monitors: bool) -> TransitionText:
     parts += [_in(nxt[v.name], v, tuple(range(v.lo, v.hi + 1))) for v in system.vars]
     if n_ev:
         parts.append(f"(=> (< {SEL} {n_ev}) {stable})")
-    parts += [f"(=> (= {SEL} {i}) {then(ev.guard)})" for i, ev in enumerate(system.events)]
+    parts += [f"(=> (= {SEL} {i}) {then(ev.guard)})" for i, ev in enumerate(events)]
     can_micro = f"(not {stable})" if res is None else \
         f"(and (not {stable}) (< {cur[res]} {system.res_bound}))"
     parts.append(f"(=> (= {SEL} {micro}) {can_micro})")
@@ -255,9 +271,11 @@ def _step_value(n: str, x: str, res: str | None, now: SmtText, then: SmtText,
     return value
 
 
-def encode(system: System, ctx: Any, *, idle_monitors: bool = False) -> Encoding:
-    """Build `Encoding` for `system` in `ctx` (module docstring: the relation)."""
-    text = transition_text(system, idle_monitors=idle_monitors)
+def encode(system: System, ctx: Any, *, idle_monitors: bool = False,
+           graph: nx.MultiDiGraph[str] | None = None) -> Encoding:
+    """Build `Encoding` for `system` in `ctx` (module docstring: the relation), over the
+    edges of `graph` when given (see `transition_text`)."""
+    text = transition_text(system, idle_monitors=idle_monitors, graph=graph)
     cur = {v.name: z3.Int(at_step(v.name, 0), ctx) for v in system.vars}
     nxt = {v.name: z3.Int(at_step(v.name, 1), ctx) for v in system.vars}
     sel = z3.Int(at_step(SELECTOR, 0), ctx)

@@ -2,9 +2,12 @@
 
 `analyze(system)` → `GraphFacts`: States no transition can enter, trigger cycles among
 rules, transitions that leave a terminal State. These are cheap over-approximate warnings
-(RP3xx); the engines decide the precise questions (state-reachable, termination).
+(RP3xx); the engines decide the precise questions (state-reachable, termination), and
+`structural_findings` reports a structural fact only where the engine's verdict on that
+question does not already settle it the other way.
 
-`cone(system, prop)` → the `System` restricted to what can influence `prop`.
+`cone(system, prop)` → the `System` restricted to what can influence `prop`, a search of
+the dependency graph `machine(system).deps`.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from checker.graph.build import build, rule_graph
+from checker.graph.build import machine, rule_graph
 from checker.ir import (
     FALSE,
     Assign,
@@ -36,25 +39,34 @@ class GraphFacts:
     unenterable: tuple[str, ...]                  # State nodes nothing enters (and not initial)
     trigger_cycles: tuple[tuple[str, ...], ...]   # rule ids, each cycle from its least id
     terminal_exits: tuple[tuple[str, str], ...]   # (terminal State node, transition id)
+    unenterable_states: tuple[str, ...] = ()      # States none of whose nodes is entered
 
 
-def analyze(system: System, graph: nx.MultiDiGraph[str] | None = None) -> GraphFacts:
-    g = graph if graph is not None else build(system)
+def analyze(system: System, graph: nx.MultiDiGraph[str] | None = None, *,
+            cycles: bool = True) -> GraphFacts:
+    """The structural facts of `system`'s state machine (`machine(system).graph` unless
+    `graph` is given); `cycles=False` skips the trigger-cycle search."""
+    g = graph if graph is not None else machine(system).graph
     initially: set[str] = set()
     for v in system.vars:
         if v.state is not None and any(x > 0 for x in v.init):
             initially.add(f"{v.model}.{v.state}" if v.model else v.state)
     unenterable = []
+    by_state: dict[str, list[bool]] = {}
     for node, data in g.nodes(data=True):
-        if data.get("kind") != "state" or node in initially:
+        if data.get("kind") != "state":
             continue
         kinds = {d["kind"] for _, _, d in g.in_edges(node, data=True)}
-        if not kinds & {"enter", "implies", "set"}:
+        shut = node not in initially and not kinds & {"enter", "implies", "set"}
+        by_state.setdefault(data["state"], []).append(shut)
+        if shut:
             unenterable.append(node)
     exits = sorted({(dst, d["transition"]) for _, dst, d in g.edges(data=True)
                     if g.nodes[dst].get("terminal") and d["kind"] in ("leave", "cancels",
                                                                       "remove", "set")})
-    return GraphFacts(tuple(sorted(unenterable)), trigger_cycles(system), tuple(exits))
+    return GraphFacts(tuple(sorted(unenterable)),
+                      trigger_cycles(system) if cycles else (), tuple(exits),
+                      tuple(sorted(s for s, shut in by_state.items() if all(shut))))
 
 
 def trigger_cycles(system: System) -> tuple[tuple[str, ...], ...]:
@@ -71,34 +83,35 @@ def trigger_cycles(system: System) -> tuple[tuple[str, ...], ...]:
 
 # ============================================================================ slicing
 
-def _reads(effects: tuple[Assign, ...]) -> set[str]:
-    out: set[str] = set()
-    for a in effects:
-        out |= lvars(a.value)
-    return out
-
-
 def cone_vars(system: System, prop: Property) -> frozenset[str]:
-    """The cone of influence of `prop` (see `cone`)."""
-    cone = set(lvars(prop.expr))
+    """The cone of influence of `prop` (see `cone`): the variables reachable backwards in
+    the dependency graph `machine(system).deps` from those `prop` and the event guards
+    read, where a rule that writes a cone variable brings in everything it reads and
+    writes, an event's post-state value of a cone variable what that value reads, and a
+    monitored `_seen` variable what it watches."""
+    deps = machine(system).deps
+    todo = list(lvars(prop.expr))
     for ev in system.events:
-        cone |= lvars(ev.guard)
-    posts = [post_state(ev.effects) for ev in system.events]
-    while True:
-        before = len(cone)
-        for r in system.rules:
-            writes = {a.var for a in r.effects}
-            if writes & cone:
-                cone |= lvars(r.guard) | writes | _reads(r.effects)
-        for post in posts:
-            for var, value in post.items():
-                if var in cone:
-                    cone |= lvars(value)
-        for seen, watched in system.monitors:
-            if seen in cone:
-                cone |= lvars(watched)
-        if len(cone) == before:
-            return frozenset(cone)
+        todo += [x[2:] for x in deps.predecessors(f"e:{ev.id}")]
+    cone: set[str] = set()
+    while todo:
+        x = todo.pop()
+        if x in cone:
+            continue
+        cone.add(x)
+        node = f"v:{x}"
+        if node not in deps:
+            continue
+        for p in deps.predecessors(node):
+            kind = deps.nodes[p]["kind"]
+            if kind == "rule":
+                todo += [w[2:] for w in deps.successors(p)]
+                todo += [y[2:] for y in deps.predecessors(p)]
+            elif kind == "var":
+                d = deps.edges[p, node]
+                if d["events"] or d["watches"]:
+                    todo.append(p[2:])
+    return frozenset(cone)
 
 
 def _sequential(post: dict[str, LExpr]) -> tuple[Assign, ...] | None:

@@ -66,9 +66,11 @@ def _check_fresh(ruleset: Ruleset, options: Options,
 def assemble(ruleset: Ruleset, props: list[PropertyResult], scans: list[Scan],
               seconds: float) -> CheckedRuleset:
     """The ruleset's result from its property results and its conflict and order scans."""
+    from checker.graph import structural_findings
     from checker.results import findings
 
-    found = findings.from_properties(ruleset, props)
+    found = structural_findings(ruleset.system, props,
+                                findings.from_properties(ruleset, props))
     props = list(props)
     for scan in scans:
         found += scan.findings

@@ -4,7 +4,9 @@ Graphviz's `dot`.
 Nodes are the States (terminal ones double-bordered, unreachable ones dashed and grey);
 an edge is a rule or event whose effects enter (solid) or leave (dashed, flat head) a
 State, drawn from the States its condition requires, else from the event that triggers it,
-else from "any situation". Node and edge ids in the DOT are generated (`st0`, `ed0`), so no
+else from "any situation". The rules and events, with their effects, are read off the
+ruleset's state machine (`checker.graph.machine`), the graph the encoder and the
+structural findings use. Node and edge ids in the DOT are generated (`st0`, `ed0`), so no
 spec text ever becomes an SVG id, comment or title; spec text appears only in labels.
 """
 
@@ -15,6 +17,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
+from checker.graph import clauses, machine
 from checker.ir import Assign, Const, LExpr, Op, Ruleset, System, Transition, V, lvars
 
 DOT_TIMEOUT_S = 20.0
@@ -141,7 +144,8 @@ def build(ruleset: Ruleset, unreachable: frozenset[str] = frozenset()) -> Diagra
 
     edges: dict[tuple[str, str, str], list[str]] = {}
     related: dict[str, set[str]] = {n: set() for n in names}
-    for t in (*system.events, *system.rules):
+    events, rules = clauses(machine(system).graph)
+    for t in (*events, *rules):
         for s in states_in(t.guard, owner):
             related[s].add(t.source)
         changed = _effects_on_states(t, owner)

@@ -14,6 +14,8 @@ from checker.diagnostics import CODES, FINDINGS, explanation
 from checker.report.data import KIND_TITLES
 from checker.results import FINDING_CODES, FINDING_KINDS, Finding
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "checker"
 REGISTRY = PACKAGE / "diagnostics.py"

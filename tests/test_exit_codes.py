@@ -14,6 +14,8 @@ import checker.spec.coverage
 from checker.cli import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, main
 from checker.errors import InternalError
 
+pytestmark = pytest.mark.unit
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "docs" / "example-mini.yaml"
 

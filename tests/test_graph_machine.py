@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import z3  # noqa: TID251 - checks the encoding built off the graph
 from strategies import load_spec
 from test_graph import LOOP, mini
@@ -15,6 +16,8 @@ from checker.graph import clauses, machine, rule_graph, structural_findings
 from checker.graph.build import fold
 from checker.ir import FALSE, Const, Op, V
 from checker.results import Finding, PropertyResult, Status, Step, Trace
+
+pytestmark = pytest.mark.unit
 
 
 def reachable_within(system, graph, var: str, k: int) -> bool:

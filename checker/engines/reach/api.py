@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from checker.interpret import replay
 from checker.errors import InternalError
+from checker.interpret import replay
 from checker.ir import Property, System
 from checker.results import Trace
 

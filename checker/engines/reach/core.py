@@ -110,8 +110,9 @@ class Core:
     def canon(self, s: Node) -> Node:
         return self.enc.bdd.exist(self.forget_bits, s) if self.forget_bits else s
 
-    def resolve(self, start: Node) -> tuple[list[Node], bool]:
-        """The micro rings L0, L1, ... from `start`; False when the node budget ran out."""
+    def resolve(self, start: Node, *, counted: bool = True) -> tuple[list[Node], bool]:
+        """The micro rings L0, L1, ... from `start`; False when the node budget ran out
+        (only when `counted`)."""
         bdd = self.enc.bdd
         rings = [start]
         cur = start
@@ -123,6 +124,8 @@ class Core:
             if cur == bdd.false:
                 return rings, True
             rings.append(cur)
+            if not counted:
+                continue
             self.progress.micro_rings += 1
             if not self._within_budget():
                 return rings, False
@@ -136,9 +139,10 @@ class Core:
         return True
 
     def layer_rings(self, k: int) -> list[Node]:
-        """The micro rings of macro layer `k` (recomputed; for witnesses)."""
+        """The micro rings of macro layer `k` (recomputed, outside the budget: a witness
+        needs one layer's rings, already computed once within it)."""
         start = self.enc.initial() if k == 0 else self.rel.event_image(self.layers[k - 1].frontier)
-        rings, _ = self.resolve(start)
+        rings, _ = self.resolve(start, counted=False)
         return rings
 
     def run(self) -> Progress:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from dd import cudd  # type: ignore[import-untyped]
+from dd import cudd
 
 from checker.ir import Const, LExpr, Op, System, V, Var
 

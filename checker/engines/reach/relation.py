@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dd import cudd  # type: ignore[import-untyped]
+from dd import cudd
 
 from checker.errors import InternalError
-from checker.ir import Const, System, Transition, V, enabled, post_state
+from checker.ir import Const, Transition, V, enabled, post_state
 
 from .encode import Compiler, Encoding, Node
 

@@ -62,7 +62,8 @@ def walk_back(core: Core, k: int, goal: Node, at: str) -> list[Segment]:
         if j is None:
             raise InternalError(f"reach: layer {k} does not meet the goal on recomputation")
         t = enc.pick(rings[j] & wanted)
-        chain, fired = [t], []
+        chain: list[State] = [t]
+        fired: list[str] = []
         for i in range(j, 0, -1):
             t, rule = _micro_predecessor(core, t, rings[i - 1])
             chain.insert(0, t)

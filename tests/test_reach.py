@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import tempfile
 from collections import deque
 from pathlib import Path
@@ -30,6 +31,7 @@ pytestmark = pytest.mark.differential
 
 ROOT = Path(__file__).resolve().parent.parent
 State = tuple[int, ...]
+EXAMPLES = int(os.environ.get("RULEPROOF_REACH_EXAMPLES", "30"))
 
 
 def _seed(name: str) -> System:
@@ -85,7 +87,7 @@ def agree_first(system: System) -> None:
             assert len(result.events) == len(hit[1]), prop.id
 
 
-@settings(max_examples=30, deadline=None, derandomize=True)
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
 @given(rulesets())
 def test_first_agrees_with_explicit_search(text: str) -> None:
     agree_first(_load(text))
@@ -168,7 +170,7 @@ def agree_any(system: System) -> None:
             assert len(result.events) == want, prop.id
 
 
-@settings(max_examples=30, deadline=None, derandomize=True)
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
 @given(rulesets())
 def test_any_agrees_with_brute_force(text: str) -> None:
     agree_any(_load(text))

@@ -1,0 +1,122 @@
+"""The entry point: `Reach(system, resolution=..., node_budget=...)` and `check(prop)`.
+
+One `Reach` per system computes the reachable sets once (`core.py`, lazily on the first
+question) and answers every property against them:
+
+- `mode="invariant"`: "proved" when no reachable state (stable ones for `at="stable"`,
+  every micro state for `at="all"`) violates `expr`, else "violated" with a shortest
+  counterexample;
+- `mode="reachable"`: "reachable" with a shortest witness, else "unreachable";
+- "too-large" when a counted budget stopped the search before the fixpoint and the layers
+  explored do not meet the query (the product falls back to the Z3 engines).
+
+Every trace is checked step by step (`witness.Stepper`); with `resolution="first"` it is
+also replayed by the reference interpreter (`checker.interpret.replay`), which raises on a
+trace that does not replay. Shortest means fewest events, as in `explore_macro`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from checker.errors import InternalError
+from checker.interpret import replay
+from checker.ir import Property, System
+from checker.results import Trace
+
+from .core import Core, Progress, Resolution
+from .encode import State
+from .witness import Segment, Stepper, first_layer, walk_back
+
+ReachStatus = Literal["proved", "violated", "reachable", "unreachable", "too-large"]
+
+
+@dataclass(frozen=True)
+class ReachResult:
+    prop: str
+    status: ReachStatus
+    trace: Trace | None = None
+    start: State | None = None
+    events: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    layer: int | None = None                    # macro layer of the target = len(events)
+    checked: Literal["replayed", "stepped", ""] = ""
+    reason: str = ""
+
+
+class Reach:
+    """The exact BDD reachability core of one system."""
+
+    def __init__(self, system: System, *, resolution: Resolution = "first",
+                 node_budget: int = 5_000_000, layer_budget: int = 10_000,
+                 reorder: bool = False) -> None:
+        self.system = system
+        self.resolution = resolution
+        self.core = Core(system, resolution=resolution, node_budget=node_budget,
+                         layer_budget=layer_budget, reorder=reorder)
+        self._stepper: Stepper | None = None
+
+    # ------------------------------------------------------------------ the sets
+    def run(self) -> Progress:
+        return self.core.run()
+
+    @property
+    def complete(self) -> bool:
+        return self.run().complete
+
+    def reachable_count(self) -> int:
+        return self.core.reachable_count()
+
+    def stable_count(self) -> int:
+        return self.core.stable_count()
+
+    def stuck_count(self) -> int:
+        """Reachable stuck states (a resolution at `res_bound` still unstable)."""
+        return self.core.stuck_count()
+
+    def stuck_states(self, limit: int = 10) -> list[State]:
+        self.run()
+        enc = self.core.enc
+        out: list[State] = []
+        rest = self.core.all_stuck
+        while rest != enc.bdd.false and len(out) < limit:
+            s = enc.pick(rest)
+            out.append(s)
+            rest &= ~enc.state_cube(s)
+        return out
+
+    def nodes(self) -> int:
+        return self.core.enc.nodes()
+
+    # ------------------------------------------------------------------ queries
+    def check(self, prop: Property) -> ReachResult:
+        progress = self.run()
+        comp = self.core.enc.compiler()
+        holds = comp.boolean(prop.expr)
+        target = holds if prop.mode == "reachable" else ~holds
+        k = first_layer(self.core, target, prop.at)
+        if k is None:
+            if not progress.complete:
+                return ReachResult(prop.id, "too-large", reason=progress.reason)
+            return ReachResult(prop.id, "proved" if prop.mode == "invariant" else "unreachable")
+        segments = walk_back(self.core, k, target, prop.at)
+        return self._found(prop, k, segments)
+
+    def _found(self, prop: Property, k: int, segments: list[Segment]) -> ReachResult:
+        if self._stepper is None:
+            self._stepper = Stepper(self.core)
+        self._stepper.check(segments)
+        last = segments[-1].micro[-1]
+        interp = self._stepper.interp
+        if interp.holds(prop, last) != (prop.mode == "reachable") or \
+                (prop.at == "stable" and not interp.is_stable(last)):
+            raise InternalError(f"reach: the path for {prop.id!r} does not end at a target")
+        start = segments[0].micro[0]
+        events = tuple((s.event, s.inputs) for s in segments[1:] if s.event is not None)
+        status: ReachStatus = "violated" if prop.mode == "invariant" else "reachable"
+        if self.resolution == "first":
+            expect = "violation" if prop.mode == "invariant" else "witness"
+            trace = replay(self.system, start, list(events), prop, expect=expect)
+            return ReachResult(prop.id, status, trace, start, events, k, "replayed")
+        trace2 = self._stepper.trace(segments)
+        return ReachResult(prop.id, status, trace2, start, events, k, "stepped")

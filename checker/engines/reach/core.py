@@ -1,0 +1,196 @@
+"""The exact reachability core of one system: macro-step reachability with BDDs.
+
+Symbolic breadth-first reachability (Burch, Clarke, McMillan, Dill and Hwang, "Symbolic
+model checking: 10^20 states and beyond", LICS 1990; McMillan, *Symbolic Model Checking*,
+1993) over *canonical stable situations*: a stable state with the bookkeeping (`_happened`,
+`_fired`, `_res`) and the inputs forgotten. That is sound because every event re-rolls
+every input and resets every bookkeeping variable before anything reads it (checked by
+`forgettable`; a variable that fails the check is kept).
+
+One *macro layer* k is a nested fixpoint. From the canonical frontier `C[k-1]`:
+
+    L0 = ⋃_events img_e(C[k-1])                      the states right after an event
+    Lj = micro_img(Lj-1 ∧ ¬stable ∧ _res < bound)    one micro step (`first` or `any`)
+
+until `Lj` is empty (`_res` grows by one per micro step, so at most `res_bound + 1` rings).
+`A[k] = ⋃ Lj ∧ stable` (the stable states the events lead to, bookkeeping included),
+`M[k] = ⋃ Lj` (every micro state of those resolutions), `stuck[k] = ⋃ Lj ∧ ¬stable ∧
+_res ≥ bound` (non-termination), and the new frontier `C[k] = canon(A[k]) ∖ ⋃ C[<k]`.
+Layer 0 resolves the initial states the same way. The rings are kept, so the first layer
+meeting a query gives a counterexample that is shortest in events by construction
+(`witness.py` walks back through the rings).
+
+Budgets are counted, never timed: live BDD nodes in the manager (checked after every
+micro ring) and macro layers. Exceeding one stops the search with `complete = False`; a
+query is then answered only if the layers explored already meet it, else "too-large".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from checker.ir import System, lvars, post_state
+
+from .encode import Encoding, Node
+from .relation import Relations
+
+Resolution = Literal["first", "any"]
+
+
+def forgettable(system: System) -> frozenset[str]:
+    """The inputs and bookkeeping variables a stable situation may forget: every event
+    assigns (inputs: rolls) them, and no event guard, event effect or monitor reads their
+    value from before the event."""
+    events = system.events
+    read: set[str] = set()
+    for ev in events:
+        read |= lvars(ev.guard)
+        for value in post_state(ev.effects).values():
+            read |= lvars(value)
+    watched: set[str] = set()
+    for _, w in system.monitors:
+        watched |= lvars(w)
+    out: set[str] = set()
+    for v in system.vars:
+        if v.kind == "input":
+            if v.name not in watched:
+                out.add(v.name)
+        elif v.kind in ("happened", "fired", "res"):
+            assigned = all(v.name in post_state(ev.effects) for ev in events)
+            if assigned and v.name not in read and v.name not in watched:
+                out.add(v.name)
+    return frozenset(out)
+
+
+@dataclass
+class Layer:
+    """One macro layer: its new canonical situations and what its macro steps reached."""
+
+    frontier: Node        # C[k]: canonical situations first reached at this layer
+    stable: Node          # A[k]
+    micro: Node           # M[k]
+    stuck: Node           # stuck[k]
+
+
+@dataclass
+class Progress:
+    complete: bool = False
+    layers: int = 0
+    reason: str = ""                    # why the search stopped early, "" when complete
+    peak_nodes: int = 0
+    micro_rings: int = 0
+    history: list[tuple[int, int, int]] = field(default_factory=list)  # (layer, new, nodes)
+
+
+class Core:
+    """The reachable sets of one system (see the module docstring)."""
+
+    def __init__(self, system: System, *, resolution: Resolution = "first",
+                 node_budget: int = 5_000_000, layer_budget: int = 10_000,
+                 reorder: bool = False) -> None:
+        self.system = system
+        self.resolution = resolution
+        self.node_budget = node_budget
+        self.layer_budget = layer_budget
+        self.enc = Encoding(system, reorder=reorder)
+        self.rel = Relations(self.enc)
+        self.forget = forgettable(system)
+        self.keep = [v.name for v in system.vars if v.name not in self.forget]
+        self.forget_bits = [b for n in sorted(self.forget) for b in self.enc.cur[n]]
+        bdd = self.enc.bdd
+        self.stuck_test = ~self.rel.stable & ~self.rel.res_below
+        self.layers: list[Layer] = []
+        self.progress = Progress()
+        self.visited: Node = bdd.false      # ⋃ C[k]
+        self.all_micro: Node = bdd.false    # ⋃ M[k]
+        self.all_stuck: Node = bdd.false
+
+    # ------------------------------------------------------------------ the fixpoint
+    def canon(self, s: Node) -> Node:
+        return self.enc.bdd.exist(self.forget_bits, s) if self.forget_bits else s
+
+    def resolve(self, start: Node, *, counted: bool = True) -> tuple[list[Node], bool]:
+        """The micro rings L0, L1, ... from `start`; False when the node budget ran out
+        (only when `counted`)."""
+        bdd = self.enc.bdd
+        rings = [start]
+        cur = start
+        while True:
+            unstable = cur & ~self.rel.stable & self.rel.res_below
+            if unstable == bdd.false:
+                return rings, True
+            cur = self.rel.micro_image(unstable, self.resolution)
+            if cur == bdd.false:
+                return rings, True
+            rings.append(cur)
+            if not counted:
+                continue
+            self.progress.micro_rings += 1
+            if not self._within_budget():
+                return rings, False
+
+    def _within_budget(self) -> bool:
+        n = self.enc.nodes()
+        self.progress.peak_nodes = max(self.progress.peak_nodes, n)
+        if n > self.node_budget:
+            self.progress.reason = f"node budget {self.node_budget:,} exceeded ({n:,} live)"
+            return False
+        return True
+
+    def layer_rings(self, k: int) -> list[Node]:
+        """The micro rings of macro layer `k` (recomputed, outside the budget: a witness
+        needs one layer's rings, already computed once within it)."""
+        start = self.enc.initial() if k == 0 else self.rel.event_image(self.layers[k - 1].frontier)
+        rings, _ = self.resolve(start, counted=False)
+        return rings
+
+    def run(self) -> Progress:
+        """Compute the layers until the fixpoint or a budget; idempotent."""
+        if self.progress.complete or self.progress.reason:
+            return self.progress
+        bdd = self.enc.bdd
+        start = self.enc.initial() if not self.layers else \
+            self.rel.event_image(self.layers[-1].frontier)
+        while True:
+            rings, ok = self.resolve(start)
+            micro = bdd.false
+            for ring in rings:
+                micro |= ring
+            stable = micro & self.rel.stable
+            stuck = micro & self.stuck_test
+            new = self.canon(stable) & ~self.visited
+            self.layers.append(Layer(new, stable, micro, stuck))
+            self.visited |= new
+            self.all_micro |= micro
+            self.all_stuck |= stuck
+            k = len(self.layers) - 1
+            self.progress.layers = len(self.layers)
+            self.progress.history.append((k, self.stable_count_of(new), self.enc.nodes()))
+            if not ok or not self._within_budget():
+                return self.progress
+            if new == bdd.false:
+                self.progress.complete = True
+                return self.progress
+            if len(self.layers) >= self.layer_budget:
+                self.progress.reason = f"layer budget {self.layer_budget} reached"
+                return self.progress
+            start = self.rel.event_image(new)
+
+    # ------------------------------------------------------------------ counts
+    def stable_count_of(self, canonical: Node) -> int:
+        return self.enc.count(canonical, len(self.enc.all_cur) - len(self.forget_bits))
+
+    def stable_count(self) -> int:
+        """Canonical stable situations reached (bookkeeping and inputs forgotten)."""
+        self.run()
+        return self.stable_count_of(self.visited)
+
+    def reachable_count(self) -> int:
+        """Micro states reached (bookkeeping and inputs included, stable or not)."""
+        self.run()
+        return self.enc.count(self.all_micro)
+
+    def stuck_count(self) -> int:
+        self.run()
+        return self.enc.count(self.all_stuck)

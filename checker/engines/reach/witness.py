@@ -1,0 +1,178 @@
+"""Witnesses: from the first macro layer meeting a query back to an initial state.
+
+The walk is backward through the onion rings (`core.py`): pick a concrete target state in
+the earliest micro ring of layer k that meets the goal; step back one micro step at a time
+(for every rule, the preimage of the single state, intersected with the previous ring and,
+for `first` resolution, with "no earlier rule is enabled"); at the post-event ring, find an
+event and a canonical situation of layer k-1 whose image contains it (the inputs are the
+rolled values, visible in the post-event state); the situation's actual stable state in
+layer k-1 is the next goal. Layer 0 ends at an initial state. Because the layer is the first
+one meeting the query, the event path is shortest by construction.
+
+Every path is then checked concretely by `step_check`, a small stepper over the public
+interpreter API (`Interpreter.run_effects`, `is_enabled`, `first_enabled`) that replays each
+event with its inputs and each micro step with its rule, including the monitors; for
+`first` resolution the caller also replays the events with `checker.interpret.replay`,
+which only knows `first` resolution.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from checker.errors import InternalError
+from checker.interpret import Interpreter, MacroStep, compile_expr, describe_step
+from checker.results import Step, Trace
+
+from .core import Core
+from .encode import Node, State
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One macro step of a path: the event (None for the initial resolution), its inputs,
+    the states after the event and after each micro step, and the rules fired."""
+
+    event: str | None
+    inputs: tuple[int, ...]
+    micro: tuple[State, ...]
+    fired: tuple[str, ...]
+
+
+def first_layer(core: Core, target: Node, at: str) -> int | None:
+    false = core.enc.bdd.false
+    for k, layer in enumerate(core.layers):
+        reached = layer.micro if at == "all" else layer.stable
+        if reached & target != false:
+            return k
+    return None
+
+
+def walk_back(core: Core, k: int, goal: Node, at: str) -> list[Segment]:
+    """A path of k events from an initial state to a state of `goal` (stable if `at` is
+    "stable") reached in layer k."""
+    enc, rel = core.enc, core.rel
+    false = enc.bdd.false
+    input_idx = [i for i, v in enumerate(core.system.vars) if v.kind == "input"]
+    segments: list[Segment] = []
+    while True:
+        rings = core.layer_rings(k)
+        wanted = goal if at == "all" else goal & rel.stable
+        j = next((j for j, ring in enumerate(rings) if ring & wanted != false), None)
+        if j is None:
+            raise InternalError(f"reach: layer {k} does not meet the goal on recomputation")
+        t = enc.pick(rings[j] & wanted)
+        chain: list[State] = [t]
+        fired: list[str] = []
+        for i in range(j, 0, -1):
+            t, rule = _micro_predecessor(core, t, rings[i - 1])
+            chain.insert(0, t)
+            fired.insert(0, rule)
+        if k == 0:
+            segments.insert(0, Segment(None, (), tuple(chain), tuple(fired)))
+            return segments
+        frontier = core.layers[k - 1].frontier
+        first = enc.state_cube(chain[0])
+        for r in rel.events:
+            pre = rel.preimage(r, first) & frontier
+            if pre != false:
+                situation = enc.pick(pre, core.keep)
+                inputs = tuple(chain[0][i] for i in input_idx)
+                segments.insert(0, Segment(r.transition.id, inputs, tuple(chain),
+                                           tuple(fired)))
+                break
+        else:
+            raise InternalError(f"reach: no event leads into layer {k}")
+        goal, at, k = enc.state_cube(situation, core.keep), "stable", k - 1
+
+
+def _micro_predecessor(core: Core, t: State, ring: Node) -> tuple[State, str]:
+    enc, rel = core.enc, core.rel
+    false = enc.bdd.false
+    cube = enc.state_cube(t)
+    earlier = enc.bdd.true
+    for r in rel.rules:
+        pre = rel.preimage(r, cube) & ring & earlier
+        if pre != false:
+            return enc.pick(pre), r.transition.id
+        if core.resolution == "first":
+            earlier &= ~r.cond
+    raise InternalError("reach: a micro state has no predecessor in its ring")
+
+
+class Stepper:
+    """Concrete single steps over the public interpreter API (see the module docstring)."""
+
+    def __init__(self, core: Core) -> None:
+        self.system = core.system
+        self.interp = Interpreter(core.system)
+        self.resolution = core.resolution
+        index = self.interp.index
+        self.res = index[core.system.res_var]
+        self.input_idx = [index[v.name] for v in self.interp.inputs]
+        self.guards = {e.id: compile_expr(e.guard, index) for e in core.system.events}
+        self.events = {e.id: e for e in core.system.events}
+        self.rules = {r.id: r for r in core.system.rules}
+        self.monitors = [(index[n], compile_expr(w, index)) for n, w in core.system.monitors]
+
+    def monitor(self, pre: State, post: State) -> State:
+        out = list(post)
+        for i, watched in self.monitors:
+            out[i] = int(bool(pre[i]) or bool(watched(pre)))
+        return tuple(out)
+
+    def event(self, prev: State, seg: Segment) -> State:
+        assert seg.event is not None
+        if not self.interp.is_stable(prev):
+            raise InternalError(f"reach: event {seg.event} from an unstable state")
+        rolled = list(prev)
+        for i, value in zip(self.input_idx, seg.inputs, strict=True):
+            rolled[i] = value
+        pre = tuple(rolled)
+        if not self.guards[seg.event](pre):
+            raise InternalError(f"reach: event {seg.event} is not enabled")
+        return self.monitor(prev, self.interp.run_effects(self.events[seg.event], pre))
+
+    def micro(self, cur: State, rule_id: str) -> State:
+        rule = self.rules[rule_id]
+        if not self.interp.is_enabled(rule, cur) or cur[self.res] >= self.system.res_bound:
+            raise InternalError(f"reach: rule {rule_id} is not enabled")
+        first = self.interp.first_enabled(cur)
+        if self.resolution == "first" and (first is None or first.id != rule_id):
+            raise InternalError(f"reach: rule {rule_id} is not the first enabled rule")
+        nxt = list(self.interp.run_effects(rule, cur))
+        nxt[self.res] = cur[self.res] + 1
+        return self.monitor(cur, tuple(nxt))
+
+    def check(self, segments: list[Segment]) -> None:
+        """Raise `InternalError` unless every step of the path is a step of the system."""
+        start = segments[0].micro[0]
+        if start not in set(self.interp.initial_states()):
+            raise InternalError("reach: the path does not start in an initial state")
+        prev: State | None = None
+        for n, seg in enumerate(segments):
+            if seg.event is not None:
+                assert prev is not None
+                if self.event(prev, seg) != seg.micro[0]:
+                    raise InternalError(f"reach: event {seg.event} gives another state")
+            for a, b, rule in zip(seg.micro, seg.micro[1:], seg.fired, strict=False):
+                if self.micro(a, rule) != b:
+                    raise InternalError(f"reach: rule {rule} gives another state")
+            prev = seg.micro[-1]
+            if n < len(segments) - 1 and not self.interp.is_stable(prev):
+                raise InternalError("reach: a macro step of the path does not end stable")
+
+    def trace(self, segments: list[Segment]) -> Trace:
+        """The people's trace of a checked path (not replayed by the interpreter)."""
+        names = self.interp.names
+        init = segments[0]
+        steps = [Step("", (), init.fired, (), tuple(zip(names, init.micro[-1], strict=True)))]
+        prev = init.micro[-1]
+        for seg in segments[1:]:
+            assert seg.event is not None
+            last = seg.micro[-1]
+            stuck = not self.interp.is_stable(last) and last[self.res] >= self.system.res_bound
+            m = MacroStep(self.events[seg.event], seg.inputs, seg.micro, seg.fired, stuck)
+            steps.append(describe_step(self.interp, prev, m))
+            prev = last
+        return Trace(tuple(steps), replayed=False)

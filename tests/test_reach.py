@@ -1,0 +1,176 @@
+"""The BDD reachability core (`checker.engines.reach`) against explicit search.
+
+- exact counts on the Noctvale and Eldfall seeds (micro states and stable situations, the
+  figures explicit search and SPIN agree on);
+- on random rulesets (`strategies.rulesets`), `resolution="first"`: every verdict equals
+  `explore_macro`'s, every trace is as long (in events) as its BFS-shortest one, the micro
+  and stable counts equal explicit search's;
+- `resolution="any"`: the same against `any_search` below, a brute-force 0-1 breadth-first
+  search over concrete states in which every enabled rule may fire (event steps cost one,
+  micro steps nothing), written here independently of the core.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import tempfile
+from collections import deque
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from strategies import load_spec, rulesets
+
+from checker.engines.reach import Reach
+from checker.interpret import Interpreter, compile_expr, explore_macro, reachable_states
+from checker.ir import Property, System
+from checker.spec.load import load_ruleset
+
+pytestmark = pytest.mark.differential
+
+ROOT = Path(__file__).resolve().parent.parent
+State = tuple[int, ...]
+EXAMPLES = int(os.environ.get("RULEPROOF_REACH_EXAMPLES", "30"))
+
+
+def _seed(name: str) -> System:
+    path = ROOT / "spec" / f"{name}.yaml"
+    return load_ruleset(path, f"spec/{name}.yaml").system
+
+
+def _load(text: str) -> System:
+    with tempfile.TemporaryDirectory() as folder:
+        return load_spec(Path(folder), text)
+
+
+@pytest.mark.parametrize(("seed", "micro", "stable"), [("noctvale", 124_896, 43_560),
+                                                       ("eldfall", 65_576, 3_432)])
+def test_seed_counts_first(seed: str, micro: int, stable: int) -> None:
+    core = Reach(_seed(seed), resolution="first")
+    assert core.complete
+    assert core.reachable_count() == micro
+    assert core.stable_count() == stable
+    assert core.stuck_count() == 0
+
+
+def test_node_budget_is_counted() -> None:
+    core = Reach(_seed("noctvale"), node_budget=3_000)
+    progress = core.run()
+    assert not progress.complete and "node budget" in progress.reason
+    statuses = {core.check(p).status for p in core.system.properties}
+    assert "too-large" in statuses and "proved" not in statuses
+
+
+def test_layer_budget() -> None:
+    core = Reach(_seed("noctvale"), layer_budget=2)
+    assert not core.run().complete
+    assert core.run().layers == 2
+
+
+# ------------------------------------------------------------------ resolution="first"
+
+def agree_first(system: System) -> None:
+    core = Reach(system, resolution="first")
+    assert core.complete
+    oracle = explore_macro(system, system.properties, max_states=50_000)
+    micro, complete = reachable_states(system, max_states=50_000)
+    assert complete
+    assert core.reachable_count() == len(micro)
+    for prop in system.properties:
+        result = core.check(prop)
+        hit = oracle.hits.get(prop.id)
+        found = result.status in ("violated", "reachable")
+        assert found == (hit is not None), (prop.id, result.status)
+        if hit is not None:
+            assert result.checked == "replayed" and result.trace is not None
+            assert len(result.events) == len(hit[1]), prop.id
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
+@given(rulesets())
+def test_first_agrees_with_explicit_search(text: str) -> None:
+    agree_first(_load(text))
+
+
+# ------------------------------------------------------------------ resolution="any"
+
+def any_search(system: System) -> dict[State, int]:
+    """Every reachable concrete state with the fewest events that reach it, when any
+    enabled rule may fire at each micro step."""
+    interp = Interpreter(system)
+    index = interp.index
+    res = index[system.res_var]
+    monitors = [(index[n], compile_expr(w, index)) for n, w in system.monitors]
+    guards = {e.id: compile_expr(e.guard, index) for e in system.events}
+    inputs = [index[v.name] for v in interp.inputs]
+    combos = list(itertools.product(*(range(v.lo, v.hi + 1) for v in interp.inputs)))
+
+    def watch(pre: State, post: State) -> State:
+        out = list(post)
+        for i, w in monitors:
+            out[i] = int(bool(pre[i]) or bool(w(pre)))
+        return tuple(out)
+
+    def successors(s: State) -> list[tuple[int, State]]:
+        enabled = [r for r in system.rules if interp.is_enabled(r, s)]
+        if enabled:
+            if s[res] >= system.res_bound:
+                return []
+            out = []
+            for r in enabled:
+                nxt = list(interp.run_effects(r, s))
+                nxt[res] = s[res] + 1
+                out.append((0, watch(s, tuple(nxt))))
+            return out
+        out = []
+        for combo in combos:
+            rolled = list(s)
+            for i, value in zip(inputs, combo, strict=True):
+                rolled[i] = value
+            pre = tuple(rolled)
+            for ev in system.events:
+                if guards[ev.id](pre):
+                    out.append((1, watch(s, interp.run_effects(ev, pre))))
+        return out
+
+    dist: dict[State, int] = {}
+    queue: deque[tuple[int, State]] = deque((0, s) for s in interp.initial_states())
+    while queue:
+        d, s = queue.popleft()
+        if s in dist and dist[s] <= d:
+            continue
+        dist[s] = d
+        for cost, nxt in successors(s):
+            if nxt not in dist or dist[nxt] > d + cost:
+                (queue.appendleft if cost == 0 else queue.append)((d + cost, nxt))
+    return dist
+
+
+def _any_oracle(system: System, dist: dict[State, int], prop: Property) -> int | None:
+    interp = Interpreter(system)
+    want = prop.mode == "reachable"
+    hits = [d for s, d in dist.items() if interp.holds(prop, s) == want and
+            (prop.at == "all" or interp.is_stable(s))]
+    return min(hits) if hits else None
+
+
+def agree_any(system: System) -> None:
+    core = Reach(system, resolution="any")
+    assert core.complete
+    dist = any_search(system)
+    assert core.reachable_count() == len(dist)
+    for prop in system.properties:
+        result = core.check(prop)
+        want = _any_oracle(system, dist, prop)
+        found = result.status in ("violated", "reachable")
+        assert found == (want is not None), (prop.id, result.status)
+        if want is not None:
+            assert result.checked == "stepped"
+            assert len(result.events) == want, prop.id
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
+@given(rulesets())
+def test_any_agrees_with_brute_force(text: str) -> None:
+    agree_any(_load(text))

@@ -270,9 +270,9 @@ def rule_graph(system: System) -> nx.DiGraph[str]:
         writes = [w for w in deps.successors(f"r:{r.id}") if not deps.nodes[w]["fired"]]
         shared: dict[str, set[str]] = {}
         for w in writes:
-            for s in deps.successors(w):
-                if deps.nodes[s]["kind"] == "rule" and deps.edges[w, s].get("guard"):
-                    shared.setdefault(deps.nodes[s]["rule"], set()).add(w[2:])
+            for node in deps.successors(w):
+                if deps.nodes[node]["kind"] == "rule" and deps.edges[w, node].get("guard"):
+                    shared.setdefault(deps.nodes[node]["rule"], set()).add(w[2:])
         for s in system.rules:     # in spec order, as before
             if s.id in shared and fold(substitute(by_id[s.id].guard, post)) != FALSE:
                 g.add_edge(r.id, s.id, vars=tuple(sorted(shared[s.id])))

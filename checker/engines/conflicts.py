@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import z3  # noqa: TID251  (engines own their z3 contexts, DESIGN §2)
 
+from checker.engines.base import ProofStore
 from checker.engines.decision import (
     SCAN_PARTS,
     Reacher,
@@ -82,14 +83,16 @@ def find_conflicts(ruleset: Ruleset, options: Options) -> list[Finding]:
     return scan_conflicts(ruleset, options).findings
 
 
-def scan_conflicts(ruleset: Ruleset, options: Options, part: int | None = None) -> Scan:
+def scan_conflicts(ruleset: Ruleset, options: Options, part: int | None = None,
+                   store: ProofStore | None = None) -> Scan:
     """`find_conflicts` with the candidates that could not be decided (`Scan.undecided`);
     only the decisions and attributes of `part` (`decision.scan_part` of the rules that
     constrain them) if given, else every part in turn, merged."""
     if part is None:
-        return merge_scans(scan_conflicts(ruleset, options, k) for k in range(SCAN_PARTS))
+        return merge_scans(scan_conflicts(ruleset, options, k, store)
+                           for k in range(SCAN_PARTS))
     system = ruleset.system
-    reacher = Reacher(system, options)
+    reacher = Reacher(system, options, store)
     scan = Scan()
     candidates: list[_Candidate] = []
     for items in _groups(system).values():

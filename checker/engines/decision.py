@@ -28,6 +28,7 @@ from typing import Any, Literal
 import yaml
 import z3  # noqa: TID251  (engines own their z3 contexts, DESIGN §2)
 
+from checker.engines.base import ProofStore
 from checker.interpret import Interpreter, State, evaluate, explore, replay
 from checker.ir import Const, LExpr, Op, Property, Ruleset, System, V, disj, lvars
 from checker.options import Options
@@ -94,11 +95,11 @@ class Witness:
 
 def _reach(system: System, condition: LExpr, options: Options | None = None,
            at: At = "stable", explicit: ExplicitIndex | None = None,
-           ) -> tuple[bool | None, Trace | None]:
+           store: ProofStore | None = None) -> tuple[bool | None, Trace | None]:
     """Is some reachable (stable, unless `at == "all"`) state satisfying `condition`?
     True comes with a witness trace that replays; None means the engines could not tell.
     Symbolic engines first; explicit search (`explicit`, else `explore`) when they are
-    missing or answer UNKNOWN."""
+    missing or answer UNKNOWN. `store` keeps and reuses the engines' proofs."""
     opts = options or Options()
     prop = Property(id="decision-point", source="decision-point", kind="reachable",
                     mode="reachable", expr=condition, at=at)
@@ -106,7 +107,7 @@ def _reach(system: System, condition: LExpr, options: Options | None = None,
                              None)
     if check_property is not None:
         try:
-            result = check_property(system, prop, opts)
+            result = check_property(system, prop, opts, store=store)
         except z3.Z3Exception:
             result = None  # a solver failure is no answer: explicit search decides
         if result is not None and result.status == Status.PROVED and result.trace is not None:
@@ -218,9 +219,11 @@ class Reacher:
     """`_reach` with a cache and a shared explicit index, plus confirmation of every
     witness in the interpreter."""
 
-    def __init__(self, system: System, options: Options) -> None:
+    def __init__(self, system: System, options: Options,
+                 store: ProofStore | None = None) -> None:
         self.system = system
         self.options = options
+        self.store = store
         self.interp = Interpreter(system)
         self.explicit = ExplicitIndex(system, options.explicit_limit)
         self._cache: dict[tuple[LExpr, str], Witness] = {}
@@ -239,7 +242,7 @@ class Reacher:
         pending = [c for c in dict.fromkeys(conditions) if (c, at) not in self._cache]
         while len(pending) > 1:
             reachable, trace = _reach(self.system, disj(*pending), self.options, at,
-                                      self.explicit)
+                                      self.explicit, self.store)
             if reachable is False:
                 for c in pending:
                     self._cache[(c, at)] = Witness(False)
@@ -259,7 +262,8 @@ class Reacher:
         return [self.witness(c, at) for c in conditions]
 
     def _witness(self, condition: LExpr, at: At) -> Witness:
-        reachable, trace = _reach(self.system, condition, self.options, at, self.explicit)
+        reachable, trace = _reach(self.system, condition, self.options, at, self.explicit,
+                                  self.store)
         if reachable is None:
             return Witness(None, reason=f"reachability undecided (solver unknown, explicit "
                            f"search stopped at {self.options.explicit_limit} states)")

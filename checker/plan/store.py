@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -121,12 +122,11 @@ def cone_proof(result: PropertyResult) -> bool:
             and result.method in (Method.K_INDUCTION, Method.SPACER))
 
 
-def lookup(system: System, prop: Property, options: Options) -> PropertyResult | None:
-    """`prop`'s cached cone proof, if `options.cache_dir` is set and it has one."""
-    if not options.cache_dir:
-        return None
+def lookup(system: System, prop: Property, options: Options,
+           root: Path = CACHE_DIR) -> PropertyResult | None:
+    """`prop`'s cone proof cached under `root`, if it has one."""
     from checker.results.codec import property_from
-    hit = Cache(Path(options.cache_dir)).get(cone_key(system, prop, options))
+    hit = Cache(root).get(cone_key(system, prop, options))
     if hit is None:
         return None
     try:
@@ -136,15 +136,33 @@ def lookup(system: System, prop: Property, options: Options) -> PropertyResult |
     return result if cone_proof(result) else None
 
 
-def store(system: System, prop: Property, options: Options, result: PropertyResult) -> None:
-    """Keep `result` under `prop`'s cone key, if it is a cone proof (`cone_proof`)."""
-    if not options.cache_dir or not cone_proof(result):
+def store(system: System, prop: Property, options: Options, result: PropertyResult,
+          root: Path = CACHE_DIR) -> None:
+    """Keep `result` under `root` and `prop`'s cone key, if it is a cone proof
+    (`cone_proof`)."""
+    if not cone_proof(result):
         return
     import dataclasses
 
     from checker.results.codec import property_to
-    Cache(Path(options.cache_dir)).put(cone_key(system, prop, options),
-                                       property_to(dataclasses.replace(result, seconds=0.0)))
+    Cache(root).put(cone_key(system, prop, options),
+                    property_to(dataclasses.replace(result, seconds=0.0)))
+
+
+@dataclass(frozen=True)
+class ConeStore:
+    """The per-property cache as the engines see it (`checker.engines.base.ProofStore`):
+    cone proofs under `root`, keyed with the run's `options`. Plain data, so it crosses
+    into the worker processes (`checker.plan.executors`) as an argument."""
+
+    options: Options
+    root: Path = CACHE_DIR
+
+    def lookup(self, system: System, prop: Property) -> PropertyResult | None:
+        return lookup(system, prop, self.options, self.root)
+
+    def store(self, system: System, prop: Property, result: PropertyResult) -> None:
+        store(system, prop, self.options, result, self.root)
 
 
 # ============================================================ whole run: instant re-runs

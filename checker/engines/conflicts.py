@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import z3  # noqa: TID251  (engines own their z3 contexts, DESIGN §2)
 
+from checker.encode.solver import z3_solver
 from checker.engines.base import ProofStore
 from checker.engines.decision import (
     SCAN_PARTS,
@@ -183,12 +184,7 @@ def _muses(items: list[_Item], options: Options) -> tuple[list[tuple[int, ...]],
     sel = [z3.Bool(f"s{i}", ctx) for i in range(len(items))]
 
     def solver() -> z3.Solver:
-        s = z3.Solver(ctx=ctx)
-        s.set("random_seed", options.seed)
-        s.set("timeout", options.timeout_ms)
-        if options.rlimit:
-            s.set("rlimit", options.rlimit)
-        return s
+        return z3_solver(ctx, options)
 
     sub = solver()
     sub.add(x >= 0, x < items[0].size)

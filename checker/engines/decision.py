@@ -1,6 +1,7 @@
 """Shared helpers of the decision-point engines (`conflicts`, `order`): reachability with a
-replayed witness, a small LExpr → Z3 translation over the System's variable domains, and the
-naming helpers that turn IR objects back into spec element ids and States.
+replayed witness, Z3 queries over the System's variable domains (`Z3Env`, with
+`checker.encode`'s one LExpr → Z3 translation and solver factory), and the naming helpers
+that turn IR objects back into spec element ids and States.
 
 Reachability (`_reach`) asks `checker.engines.check_property` for a `reachable` property
 when that engine exists; when it does not (or answers UNKNOWN, or z3 fails) it falls back
@@ -28,6 +29,8 @@ from typing import Any, Literal
 import yaml
 import z3  # noqa: TID251  (engines own their z3 contexts, DESIGN §2)
 
+from checker.encode.solver import z3_solver
+from checker.encode.terms import to_z3
 from checker.engines.base import ProofStore
 from checker.interpret import Interpreter, State, evaluate, explore, replay
 from checker.ir import Const, LExpr, Op, Property, Ruleset, System, V, disj, lvars
@@ -316,7 +319,8 @@ class Reacher:
 
 class Z3Env:
     """One fresh `z3.Context` with an Int per System variable (created on first use, with
-    its domain asserted by `domains`), and solvers with the run's seed and limits."""
+    its domain asserted by `domains`), and solvers with the run's seed and limits
+    (`checker.encode.solver.z3_solver`)."""
 
     def __init__(self, system: System, options: Options) -> None:
         self.ctx = z3.Context()
@@ -325,12 +329,7 @@ class Z3Env:
         self.vars: dict[str, z3.ArithRef] = {}
 
     def solver(self) -> z3.Solver:
-        s = z3.Solver(ctx=self.ctx)
-        s.set("random_seed", self.options.seed)
-        s.set("timeout", self.options.timeout_ms)
-        if self.options.rlimit:
-            s.set("rlimit", self.options.rlimit)
-        return s
+        return z3_solver(self.ctx, self.options)
 
     def var(self, name: str) -> z3.ArithRef:
         if name not in self.vars:
@@ -345,31 +344,9 @@ class Z3Env:
         return z3.And(*parts) if parts else z3.BoolVal(True, self.ctx)
 
     def expr(self, e: LExpr) -> Any:
-        match e:
-            case Const(value):
-                return z3.BoolVal(value, self.ctx) if isinstance(value, bool) \
-                    else z3.IntVal(value, self.ctx)
-            case V(name):
-                return self.var(name)
-            case Op(op, args):
-                return self._op(op, [self.expr(a) for a in args])
-        raise AssertionError(e)
-
-    def _op(self, op: str, a: list[Any]) -> Any:
-        simple = {"not": lambda: z3.Not(a[0]), "and": lambda: z3.And(*a),
-                  "or": lambda: z3.Or(*a), "implies": lambda: z3.Implies(a[0], a[1]),
-                  "eq": lambda: a[0] == a[1], "ne": lambda: a[0] != a[1],
-                  "lt": lambda: a[0] < a[1], "le": lambda: a[0] <= a[1],
-                  "gt": lambda: a[0] > a[1], "ge": lambda: a[0] >= a[1],
-                  "add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1],
-                  "mul": lambda: a[0] * a[1], "neg": lambda: -a[0],
-                  "ite": lambda: z3.If(a[0], a[1], a[2])}
-        if op in simple:
-            return simple[op]()
-        out = a[0]
-        for x in a[1:]:
-            out = z3.If(x < out, x, out) if op == "min" else z3.If(x > out, x, out)
-        return out
+        """The condition `e` as a Z3 term over this context's variables
+        (`checker.encode.terms.to_z3`, the one LExpr → Z3 translation)."""
+        return to_z3(self.ctx, e, {n: self.var(n) for n in sorted(lvars(e))})
 
     def check(self, *formulas: Any) -> tuple[str, z3.ModelRef | None]:
         """sat / unsat / unknown of `formulas` with every variable in its domain."""

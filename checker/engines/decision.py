@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import operator
-from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -32,8 +30,16 @@ import z3  # noqa: TID251  (engines own their z3 contexts, DESIGN §2)
 from checker.encode.solver import z3_solver
 from checker.encode.terms import to_z3
 from checker.engines.base import ProofStore
-from checker.interpret import Interpreter, State, evaluate, explore, replay
-from checker.ir import Const, LExpr, Op, Property, Ruleset, System, V, disj, lvars
+from checker.interpret import (
+    Interpreter,
+    State,
+    StateSpace,
+    compile_expr,
+    evaluate,
+    explore,
+    replay,
+)
+from checker.ir import LExpr, Property, Ruleset, System, disj, lvars
 from checker.options import Options
 from checker.results import Finding, Status, Trace
 
@@ -131,91 +137,30 @@ Events = list[tuple[str, tuple[int, ...]]]
 
 
 class ExplicitIndex:
-    """One breadth-first search over concrete states (the same order as `explore`), built
-    on first use and shared by every query of a run: each query is then a scan of the
-    visited states with the condition compiled to a closure. A search cut at `limit`
-    still proves reachability (with a shortest trace), never unreachability."""
+    """One breadth-first search over concrete states (`checker.interpret.StateSpace`, the
+    same order as `explore`), built on first use and shared by every query of a run: each
+    query is then a scan of the visited states with the condition compiled to a closure.
+    A search cut at `limit` still proves reachability (with a shortest trace), never
+    unreachability."""
 
     def __init__(self, system: System, limit: int) -> None:
-        self.interp = Interpreter(system)
-        self.limit = limit
-        self.parent: dict[State, tuple[State | None, str, tuple[int, ...]]] = {}
-        self.complete = False
+        self.space = StateSpace(system, limit)
+        self.interp = self.space.interp
         self._stable: dict[State, bool] = {}
-        self._built = False
-
-    def _build(self) -> None:
-        interp, parent = self.interp, self.parent
-        queue: deque[State] = deque()
-        for s in interp.initial_states():
-            if s not in parent:
-                parent[s] = (None, "", ())
-                queue.append(s)
-        while queue:
-            s = queue.popleft()
-            for label, inputs, nxt in interp.successors(s):
-                if nxt not in parent:
-                    if len(parent) >= self.limit:
-                        return
-                    parent[nxt] = (s, label, inputs)
-                    queue.append(nxt)
-        self.complete = True
 
     def find(self, condition: LExpr, at: At) -> tuple[str, State | None, Events | None]:
-        if not self._built:
-            self._built = True
-            self._build()
         test = _compile(condition, self.interp.index)
-        for s in self.parent:
-            if test(s) and (at == "all" or self._is_stable(s)):
-                return "holds", *self._path(s)
-        return ("fails" if self.complete else "limit"), None, None
+        s = self.space.first(lambda s: test(s) and (at == "all" or self._is_stable(s)))
+        if s is not None:
+            return "holds", *self.space.path(s)
+        return ("fails" if self.space.complete else "limit"), None, None
 
     def _is_stable(self, s: State) -> bool:
         return self._stable[s] if s in self._stable else \
             self._stable.setdefault(s, self.interp.is_stable(s))
 
-    def _path(self, s: State) -> tuple[State, Events]:
-        events = frozenset(e.id for e in self.interp.system.events)
-        labels: Events = []
-        while True:
-            p, label, inputs = self.parent[s]
-            if p is None:
-                return s, [x for x in reversed(labels) if x[0] in events]
-            labels.append((label, inputs))
-            s = p
 
-
-_OPS: dict[str, Callable[..., Any]] = {
-    "not": operator.not_, "eq": operator.eq, "ne": operator.ne, "lt": operator.lt,
-    "le": operator.le, "gt": operator.gt, "ge": operator.ge, "add": operator.add,
-    "sub": operator.sub, "mul": operator.mul, "neg": operator.neg, "min": min, "max": max}
-
-
-def _compile(e: LExpr, index: dict[str, int]) -> Callable[[State], Any]:
-    """`e` as a closure over a concrete state (agrees with `interpret.evaluate`)."""
-    match e:
-        case Const(value):
-            return lambda s: value
-        case V(name):
-            i = index[name]
-            return lambda s: s[i]
-        case Op("and", args):
-            fs = [_compile(a, index) for a in args]
-            return lambda s: all(f(s) for f in fs)
-        case Op("or", args):
-            fs = [_compile(a, index) for a in args]
-            return lambda s: any(f(s) for f in fs)
-        case Op("implies", (a, b)):
-            fa, fb = _compile(a, index), _compile(b, index)
-            return lambda s: (not fa(s)) or bool(fb(s))
-        case Op("ite", (c, a, b)):
-            fc, fa, fb = (_compile(x, index) for x in (c, a, b))
-            return lambda s: fa(s) if fc(s) else fb(s)
-        case Op(op, args):
-            fn, fs = _OPS[op], [_compile(a, index) for a in args]
-            return lambda s: fn(*(f(s) for f in fs))
-    raise AssertionError(e)
+_compile = compile_expr     # the one closure compiler (`checker.interpret.compile_expr`)
 
 
 class Reacher:

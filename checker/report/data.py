@@ -10,7 +10,6 @@ them. Paths are made relative to `base` (the working directory).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from dataclasses import dataclass, replace
@@ -20,11 +19,18 @@ from checker.diagnostics import CODES, Location
 from checker.ir import Citation, Ruleset, lvars
 from checker.options import Options
 from checker.report import diagram
-from checker.results import FINDING_KINDS, Finding, PropertyResult, Status, Step, Trace
+from checker.results import (
+    FINDING_KINDS,
+    REACHABLE_KINDS,
+    Finding,
+    PropertyResult,
+    Status,
+    Step,
+    Trace,
+)
 from checker.results.coverage import Coverage
 from checker.results.run import CheckedRuleset, Run
 
-REACHABLE_KINDS = frozenset({"reachable", "state-reachable", "rule-fires", "vacuity"})
 # violations of these kinds are reported as findings (checker.findings), not a second time
 FINDING_BACKED = frozenset({"state-reachable", "rule-fires", "vacuity", "termination"})
 USER_KINDS = frozenset({"always", "never", "cap", "reachable", "terminal"})
@@ -129,7 +135,7 @@ class TraceView:
 class PropertyView:
     id: str
     kind: str
-    status: str                     # proved | violated | unknown
+    status: Status
     label: str                      # the status in words: proved, reachable, never reachable …
     tone: str                       # ok | bad | unknown
     method: str | None
@@ -154,11 +160,17 @@ class PropertyView:
     @property
     def code(self) -> str | None:
         """The diagnostic this result stands for, when it is reported on its own."""
-        if self.status == "violated" and self.kind not in FINDING_BACKED:
+        if self.status is Status.VIOLATED and self.kind not in FINDING_BACKED:
             return "RP501"
-        if self.status == "unknown":
+        if self.status is Status.UNKNOWN:
             return "RP502"
         return None
+
+    @property
+    def severity(self) -> str | None:
+        """The severity of `code` (`checker.diagnostics.CODES`): error when violated,
+        warning when unknown."""
+        return CODES[self.code].severity.value if self.code is not None else None
 
 
 @dataclass(frozen=True)
@@ -465,13 +477,11 @@ class _Builder:
         quotes = self.quotes(r.source) if el else ()
         text = r.text or r.id
         claim = quotes[0].quote if quotes and r.kind in USER_KINDS else text
-        status = r.status.value
+        status = r.status
         trace = self.trace(r.trace)
         prop = self.props.get(r.id)
         relevant = lvars(prop.expr) if prop is not None else frozenset()
         seconds = r.seconds if self.options.timings else None
-        fingerprint = hashlib.sha256(f"{self.ruleset.id}|property|{r.id}".encode()) \
-            .hexdigest()[:16]
         return PropertyView(
             r.id, r.kind, status, status_label(r.kind, r.status), _tone(r.status),
             r.method.value if r.method else None, r.reason, claim, text,
@@ -479,7 +489,7 @@ class _Builder:
             explanation(r.kind, r.status, trace, r.reason, relevant),
             self.element_where(r.source),
             r.source, quotes, r.states, trace, seconds,
-            anchor("p", r.id), fingerprint)
+            anchor("p", r.id), r.fingerprint(self.ruleset.id))
 
     # ------------------------------------------------------------------ findings
     def finding(self, f: Finding) -> FindingView:
@@ -579,9 +589,9 @@ def _ruleset_view(checked: CheckedRuleset, options: Options, base: Path,
     dview, states_of = b.diagram(unreachable)
     counts = Counts(
         len(properties),
-        sum(1 for p in properties if p.status == "proved"),
-        sum(1 for p in properties if p.status == "violated"),
-        sum(1 for p in properties if p.status == "unknown"),
+        sum(1 for p in properties if p.status is Status.PROVED),
+        sum(1 for p in properties if p.status is Status.VIOLATED),
+        sum(1 for p in properties if p.status is Status.UNKNOWN),
         sum(1 for f in findings if not f.resolved),
         sum(1 for f in findings if f.resolved))
     r = checked.ruleset

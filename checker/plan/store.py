@@ -33,7 +33,7 @@ SCHEMA = 2
 def _code_fingerprint() -> str:
     """A hash of ruleproof's own source: results cached by another build are never reused."""
     h = hashlib.sha256()
-    root = Path(__file__).resolve().parent
+    root = Path(__file__).resolve().parent.parent       # the `checker` package
     for f in sorted(root.rglob("*")):
         if f.suffix in (".py", ".lark") and f.is_file():
             h.update(str(f.relative_to(root)).encode())

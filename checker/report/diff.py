@@ -23,7 +23,7 @@ FORMAT_VERSION = 1
 
 def _verdict_words(kind: str, status: str) -> str:
     """A verdict of the diff (a `Status` value, or "absent") in words (`status_label`)."""
-    from checker.report.data import status_label
+    from checker.report.wording import status_label
     return status_label(kind, Status(status)) \
         if status in {s.value for s in Status} else status
 

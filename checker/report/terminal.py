@@ -31,8 +31,8 @@ from checker.report.data import (
     QuoteView,
     ReportData,
     RulesetView,
-    steps_text,
 )
+from checker.report.wording import steps_text
 from checker.results import Status
 
 STYLES = {"ok": "green", "bad": "bold red", "unknown": "bold yellow", "note": "dim",

@@ -122,11 +122,10 @@ def cone_proof(result: PropertyResult) -> bool:
             and result.method in (Method.K_INDUCTION, Method.SPACER))
 
 
-def lookup(system: System, prop: Property, options: Options,
-           root: Path = CACHE_DIR) -> PropertyResult | None:
-    """`prop`'s cone proof cached under `root`, if it has one."""
+def lookup(system: System, prop: Property, options: Options) -> PropertyResult | None:
+    """`prop`'s cached cone proof, if it has one."""
     from checker.results.codec import property_from
-    hit = Cache(root).get(cone_key(system, prop, options))
+    hit = Cache().get(cone_key(system, prop, options))
     if hit is None:
         return None
     try:
@@ -136,33 +135,31 @@ def lookup(system: System, prop: Property, options: Options,
     return result if cone_proof(result) else None
 
 
-def store(system: System, prop: Property, options: Options, result: PropertyResult,
-          root: Path = CACHE_DIR) -> None:
-    """Keep `result` under `root` and `prop`'s cone key, if it is a cone proof
-    (`cone_proof`)."""
+def store(system: System, prop: Property, options: Options, result: PropertyResult) -> None:
+    """Keep `result` under `prop`'s cone key, if it is a cone proof (`cone_proof`)."""
     if not cone_proof(result):
         return
     import dataclasses
 
     from checker.results.codec import property_to
-    Cache(root).put(cone_key(system, prop, options),
-                    property_to(dataclasses.replace(result, seconds=0.0)))
+    Cache().put(cone_key(system, prop, options),
+                property_to(dataclasses.replace(result, seconds=0.0)))
 
 
 @dataclass(frozen=True)
 class ConeStore:
     """The per-property cache as the engines see it (`checker.engines.base.ProofStore`):
-    cone proofs under `root`, keyed with the run's `options`. Plain data, so it crosses
-    into the worker processes (`checker.plan.executors`) as an argument."""
+    cone proofs under `CACHE_DIR` (`lookup`, `store`), keyed with the run's `options`.
+    Plain data, so it crosses into the worker processes (`checker.plan.executors`) as an
+    argument."""
 
     options: Options
-    root: Path = CACHE_DIR
 
     def lookup(self, system: System, prop: Property) -> PropertyResult | None:
-        return lookup(system, prop, self.options, self.root)
+        return lookup(system, prop, self.options)
 
     def store(self, system: System, prop: Property, result: PropertyResult) -> None:
-        store(system, prop, self.options, result, self.root)
+        store(system, prop, self.options, result)
 
 
 # ============================================================ whole run: instant re-runs

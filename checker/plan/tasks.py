@@ -43,7 +43,7 @@ def ruleset_cache(ruleset: Ruleset, options: Options
     from checker.results.codec import ruleset_result_from, ruleset_result_to
 
     cache = Cache(enabled=options.use_cache)
-    proofs = ConeStore(options, cache.root) if options.use_cache else None
+    proofs = ConeStore(options) if options.use_cache else None
     key = digest("ruleset", ruleset.id, ruleset.spec_text, ruleset.source.text,
                  options_key(options), f"shard {options.shard}")
     hit = cache.get(key)

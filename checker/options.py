@@ -15,7 +15,6 @@ class Options:
     explicit_seconds: float = 60.0   # explicit search: time before giving up
     jobs: int = 1                    # worker processes (`checker.plan.executors`); 1 = none
     shard: tuple[int, int] = (1, 1)  # (K, N): check only the K-th of N shares of the work
-    use_cache: bool = True
-    cache_dir: str = ""              # per-property cache (cone of influence); "" = off. Set
-    #   by the pipeline when `use_cache`; engines called directly never write a cache
+    use_cache: bool = True           # the pipeline keeps results in `.ruleproof-cache/`;
+    #   engines only use a cache they are given (`checker.engines.base.ProofStore`)
     timings: bool = False            # show timings in reports (off: byte-identical output)

@@ -1,8 +1,10 @@
 """Solvers with fixed seeds and limits, and the mapping of Z3 answers to verdict inputs.
 
 Every check owns a fresh `z3.Context()` (determinism and thread safety,
-/work/shared/reference/z3-notes.md); `make_solver` is the one place that sets the seeds,
-the timeout and the resource limit. An `unknown` answer always keeps Z3's reason, which
+/work/shared/reference/z3-notes.md); this module is the one place that sets the seeds,
+the timeout and the resource limit: `make_solver` (the engines' `Solver`), `z3_solver` (a
+plain `z3.Solver`, for the decision-point engines' unsat cores and models) and
+`make_fixedpoint` (Spacer). An `unknown` answer always keeps Z3's reason, which
 `stop_reason` turns into a `StopReason` — it is never read as success.
 
 Every variable of the encoding is a bounded integer with its bounds asserted at the top
@@ -30,7 +32,12 @@ class Answer(StrEnum):
     UNKNOWN = "unknown"
 
 
-def _z3_solver(ctx: Any, options: Options, logic: str | None, timeout_ms: int) -> Any:
+def z3_solver(ctx: Any, options: Options, *, logic: str | None = None,
+              timeout_ms: int | None = None) -> Any:
+    """A plain `z3.Solver` in `ctx` (for `logic`, else the general SMT solver) with fixed
+    seeds, a timeout (`timeout_ms`, else `options.timeout_ms`) and `options.rlimit`."""
+    if timeout_ms is None:
+        timeout_ms = options.timeout_ms
     if logic is None:
         solver = z3.Solver(ctx=ctx)
         solver.set("smt.random_seed", options.seed)
@@ -53,7 +60,7 @@ class Solver:
         self.ctx = ctx
         self.options = options
         self.timeout_ms = timeout_ms
-        self.z3 = _z3_solver(ctx, options, "QF_FD", timeout_ms)
+        self.z3 = z3_solver(ctx, options, logic="QF_FD", timeout_ms=timeout_ms)
         self._model: Any = None
 
     def add(self, *formulas: Any) -> None:
@@ -72,7 +79,7 @@ class Solver:
         start = time.monotonic()
         answer, why, solver = _run(self.z3, assumptions)
         if answer is Answer.UNKNOWN and "giveup" in why:
-            general = _z3_solver(self.ctx, self.options, None, limit)
+            general = z3_solver(self.ctx, self.options, timeout_ms=limit)
             general.add(*self.z3.assertions())
             answer, why, solver = _run(general, assumptions)
         self._model = solver.model() if answer is Answer.SAT else None
@@ -99,6 +106,18 @@ def make_solver(ctx: Any, options: Options, *, timeout_ms: int | None = None) ->
     """A `Solver` in `ctx` with fixed seeds (`options.seed`), a timeout (`timeout_ms`, else
     `options.timeout_ms`) and `options.rlimit` per query (0 = none)."""
     return Solver(ctx, options, timeout_ms if timeout_ms is not None else options.timeout_ms)
+
+
+def make_fixedpoint(ctx: Any, options: Options, *, timeout_ms: int) -> Any:
+    """A `z3.Fixedpoint` in `ctx` running Spacer, with its seed (`options.seed`), a timeout
+    and `options.rlimit`."""
+    fp = z3.Fixedpoint(ctx=ctx)
+    fp.set("engine", "spacer")
+    fp.set("spacer.random_seed", options.seed)
+    fp.set("timeout", max(1, timeout_ms))
+    if options.rlimit:
+        fp.set("rlimit", options.rlimit)
+    return fp
 
 
 def check(solver: Solver, *assumptions: Any, timeout_ms: int | None = None) -> tuple[Answer,

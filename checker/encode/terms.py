@@ -95,3 +95,11 @@ def parse(ctx: Any, defs: list[str], terms: list[str], decls: Mapping[str, Any])
     out = [vec[i] for i in range(len(vec))]
     assert len(out) == len(terms), "one assertion per term"
     return out
+
+
+def to_z3(ctx: Any, condition: LExpr, variables: Mapping[str, Any]) -> Any:
+    """The Bool `condition` as one Z3 term of `ctx`, `V(name)` being `variables[name]`."""
+    symbols = {name: f"v{i}" for i, name in enumerate(variables)}
+    text = SmtText(symbols, "d")
+    term = text(condition)
+    return parse(ctx, text.defs, [term], {symbols[n]: c for n, c in variables.items()})[0]

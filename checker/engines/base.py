@@ -14,8 +14,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Protocol
 
-from checker.ir import Property
+from checker.ir import Property, System
 from checker.results import Method, PropertyResult, Status, StopReason, Trace
 
 MAX_CERTIFICATE = 4000
@@ -59,6 +60,20 @@ def truncate(text: str, limit: int = MAX_CERTIFICATE) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]} … [{len(text) - limit} more characters]"
+
+
+class ProofStore(Protocol):
+    """Where proofs made earlier are kept (`checker.plan.store.ConeStore`: per cone of
+    influence, on disk). Engines are given one by the pipeline; called directly they
+    keep nothing."""
+
+    def lookup(self, system: System, prop: Property) -> PropertyResult | None:
+        """A result for `prop` on `system` found earlier, None if there is none."""
+        ...
+
+    def store(self, system: System, prop: Property, result: PropertyResult) -> None:
+        """Keep `result` (the store decides whether it is worth keeping)."""
+        ...
 
 
 class Budget:

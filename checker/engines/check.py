@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from checker.engines import bmc, explicit, induction, spacer, termination
-from checker.engines.base import Kind, Outcome, to_result, unknown
+from checker.engines.base import Kind, Outcome, ProofStore, to_result, unknown
 from checker.engines.lemmas import Samples
 from checker.engines.session import Session
 from checker.ir import Property, System
@@ -119,19 +119,21 @@ def _undecided(tried: list[Outcome]) -> Outcome:
 
 
 def check_property(system: System, prop: Property, options: Options, *,
-                   samples: Samples | None = None) -> PropertyResult:
-    """Decide `prop` on `system` with the symbolic engines (module docstring). A proof
-    made earlier on the same cone of influence is reused when `options.cache_dir` is set
-    (`checker.plan.store.lookup`)."""
-    from checker.plan import store as cache
+                   samples: Samples | None = None,
+                   store: ProofStore | None = None) -> PropertyResult:
+    """Decide `prop` on `system` with the symbolic engines (module docstring). A result
+    kept earlier in `store` (the pipeline's: `checker.plan.store.ConeStore`) is reused,
+    and the new one offered to it."""
     start = time.perf_counter()
-    hit = cache.lookup(system, prop, options)
-    if hit is not None:
-        return hit
+    if store is not None:
+        hit = store.lookup(system, prop)
+        if hit is not None:
+            return hit
     outcome = decide(system, prop, options, samples)
     seconds = time.perf_counter() - start if options.timings else 0.0
     result = to_result(prop, outcome, seconds)
-    cache.store(system, prop, options, result)
+    if store is not None:
+        store.store(system, prop, result)
     return result
 
 

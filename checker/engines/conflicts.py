@@ -37,6 +37,8 @@ from dataclasses import dataclass
 
 import z3  # noqa: TID251  (engines own their z3 contexts, DESIGN §2)
 
+from checker.encode.solver import z3_solver
+from checker.engines.base import ProofStore
 from checker.engines.decision import (
     SCAN_PARTS,
     Reacher,
@@ -82,14 +84,16 @@ def find_conflicts(ruleset: Ruleset, options: Options) -> list[Finding]:
     return scan_conflicts(ruleset, options).findings
 
 
-def scan_conflicts(ruleset: Ruleset, options: Options, part: int | None = None) -> Scan:
+def scan_conflicts(ruleset: Ruleset, options: Options, part: int | None = None,
+                   store: ProofStore | None = None) -> Scan:
     """`find_conflicts` with the candidates that could not be decided (`Scan.undecided`);
     only the decisions and attributes of `part` (`decision.scan_part` of the rules that
     constrain them) if given, else every part in turn, merged."""
     if part is None:
-        return merge_scans(scan_conflicts(ruleset, options, k) for k in range(SCAN_PARTS))
+        return merge_scans(scan_conflicts(ruleset, options, k, store)
+                           for k in range(SCAN_PARTS))
     system = ruleset.system
-    reacher = Reacher(system, options)
+    reacher = Reacher(system, options, store)
     scan = Scan()
     candidates: list[_Candidate] = []
     for items in _groups(system).values():
@@ -180,12 +184,7 @@ def _muses(items: list[_Item], options: Options) -> tuple[list[tuple[int, ...]],
     sel = [z3.Bool(f"s{i}", ctx) for i in range(len(items))]
 
     def solver() -> z3.Solver:
-        s = z3.Solver(ctx=ctx)
-        s.set("random_seed", options.seed)
-        s.set("timeout", options.timeout_ms)
-        if options.rlimit:
-            s.set("rlimit", options.rlimit)
-        return s
+        return z3_solver(ctx, options)
 
     sub = solver()
     sub.add(x >= 0, x < items[0].size)

@@ -1,6 +1,7 @@
 """Shared helpers of the decision-point engines (`conflicts`, `order`): reachability with a
-replayed witness, a small LExpr → Z3 translation over the System's variable domains, and the
-naming helpers that turn IR objects back into spec element ids and States.
+replayed witness, Z3 queries over the System's variable domains (`Z3Env`, with
+`checker.encode`'s one LExpr → Z3 translation and solver factory), and the naming helpers
+that turn IR objects back into spec element ids and States.
 
 Reachability (`_reach`) asks `checker.engines.check_property` for a `reachable` property
 when that engine exists; when it does not (or answers UNKNOWN, or z3 fails) it falls back
@@ -19,17 +20,26 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import operator
-from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import yaml
 import z3  # noqa: TID251  (engines own their z3 contexts, DESIGN §2)
 
-from checker.interpret import Interpreter, State, evaluate, explore, replay
-from checker.ir import Const, LExpr, Op, Property, Ruleset, System, V, disj, lvars
+from checker.encode.solver import z3_solver
+from checker.encode.terms import to_z3
+from checker.engines.base import ProofStore
+from checker.interpret import (
+    Interpreter,
+    State,
+    StateSpace,
+    compile_expr,
+    evaluate,
+    explore,
+    replay,
+)
+from checker.ir import LExpr, Property, Ruleset, System, disj, lvars
 from checker.options import Options
 from checker.results import Finding, Status, Trace
 
@@ -94,11 +104,11 @@ class Witness:
 
 def _reach(system: System, condition: LExpr, options: Options | None = None,
            at: At = "stable", explicit: ExplicitIndex | None = None,
-           ) -> tuple[bool | None, Trace | None]:
+           store: ProofStore | None = None) -> tuple[bool | None, Trace | None]:
     """Is some reachable (stable, unless `at == "all"`) state satisfying `condition`?
     True comes with a witness trace that replays; None means the engines could not tell.
     Symbolic engines first; explicit search (`explicit`, else `explore`) when they are
-    missing or answer UNKNOWN."""
+    missing or answer UNKNOWN. `store` keeps and reuses the engines' proofs."""
     opts = options or Options()
     prop = Property(id="decision-point", source="decision-point", kind="reachable",
                     mode="reachable", expr=condition, at=at)
@@ -106,7 +116,7 @@ def _reach(system: System, condition: LExpr, options: Options | None = None,
                              None)
     if check_property is not None:
         try:
-            result = check_property(system, prop, opts)
+            result = check_property(system, prop, opts, store=store)
         except z3.Z3Exception:
             result = None  # a solver failure is no answer: explicit search decides
         if result is not None and result.status == Status.PROVED and result.trace is not None:
@@ -127,100 +137,41 @@ Events = list[tuple[str, tuple[int, ...]]]
 
 
 class ExplicitIndex:
-    """One breadth-first search over concrete states (the same order as `explore`), built
-    on first use and shared by every query of a run: each query is then a scan of the
-    visited states with the condition compiled to a closure. A search cut at `limit`
-    still proves reachability (with a shortest trace), never unreachability."""
+    """One breadth-first search over concrete states (`checker.interpret.StateSpace`, the
+    same order as `explore`), built on first use and shared by every query of a run: each
+    query is then a scan of the visited states with the condition compiled to a closure.
+    A search cut at `limit` still proves reachability (with a shortest trace), never
+    unreachability."""
 
     def __init__(self, system: System, limit: int) -> None:
-        self.interp = Interpreter(system)
-        self.limit = limit
-        self.parent: dict[State, tuple[State | None, str, tuple[int, ...]]] = {}
-        self.complete = False
+        self.space = StateSpace(system, limit)
+        self.interp = self.space.interp
         self._stable: dict[State, bool] = {}
-        self._built = False
-
-    def _build(self) -> None:
-        interp, parent = self.interp, self.parent
-        queue: deque[State] = deque()
-        for s in interp.initial_states():
-            if s not in parent:
-                parent[s] = (None, "", ())
-                queue.append(s)
-        while queue:
-            s = queue.popleft()
-            for label, inputs, nxt in interp.successors(s):
-                if nxt not in parent:
-                    if len(parent) >= self.limit:
-                        return
-                    parent[nxt] = (s, label, inputs)
-                    queue.append(nxt)
-        self.complete = True
 
     def find(self, condition: LExpr, at: At) -> tuple[str, State | None, Events | None]:
-        if not self._built:
-            self._built = True
-            self._build()
         test = _compile(condition, self.interp.index)
-        for s in self.parent:
-            if test(s) and (at == "all" or self._is_stable(s)):
-                return "holds", *self._path(s)
-        return ("fails" if self.complete else "limit"), None, None
+        s = self.space.first(lambda s: test(s) and (at == "all" or self._is_stable(s)))
+        if s is not None:
+            return "holds", *self.space.path(s)
+        return ("fails" if self.space.complete else "limit"), None, None
 
     def _is_stable(self, s: State) -> bool:
         return self._stable[s] if s in self._stable else \
             self._stable.setdefault(s, self.interp.is_stable(s))
 
-    def _path(self, s: State) -> tuple[State, Events]:
-        events = frozenset(e.id for e in self.interp.system.events)
-        labels: Events = []
-        while True:
-            p, label, inputs = self.parent[s]
-            if p is None:
-                return s, [x for x in reversed(labels) if x[0] in events]
-            labels.append((label, inputs))
-            s = p
 
-
-_OPS: dict[str, Callable[..., Any]] = {
-    "not": operator.not_, "eq": operator.eq, "ne": operator.ne, "lt": operator.lt,
-    "le": operator.le, "gt": operator.gt, "ge": operator.ge, "add": operator.add,
-    "sub": operator.sub, "mul": operator.mul, "neg": operator.neg, "min": min, "max": max}
-
-
-def _compile(e: LExpr, index: dict[str, int]) -> Callable[[State], Any]:
-    """`e` as a closure over a concrete state (agrees with `interpret.evaluate`)."""
-    match e:
-        case Const(value):
-            return lambda s: value
-        case V(name):
-            i = index[name]
-            return lambda s: s[i]
-        case Op("and", args):
-            fs = [_compile(a, index) for a in args]
-            return lambda s: all(f(s) for f in fs)
-        case Op("or", args):
-            fs = [_compile(a, index) for a in args]
-            return lambda s: any(f(s) for f in fs)
-        case Op("implies", (a, b)):
-            fa, fb = _compile(a, index), _compile(b, index)
-            return lambda s: (not fa(s)) or bool(fb(s))
-        case Op("ite", (c, a, b)):
-            fc, fa, fb = (_compile(x, index) for x in (c, a, b))
-            return lambda s: fa(s) if fc(s) else fb(s)
-        case Op(op, args):
-            fn, fs = _OPS[op], [_compile(a, index) for a in args]
-            return lambda s: fn(*(f(s) for f in fs))
-    raise AssertionError(e)
+_compile = compile_expr     # the one closure compiler (`checker.interpret.compile_expr`)
 
 
 class Reacher:
     """`_reach` with a cache and a shared explicit index, plus confirmation of every
     witness in the interpreter."""
 
-    def __init__(self, system: System, options: Options) -> None:
+    def __init__(self, system: System, options: Options,
+                 store: ProofStore | None = None) -> None:
         self.system = system
         self.options = options
+        self.store = store
         self.interp = Interpreter(system)
         self.explicit = ExplicitIndex(system, options.explicit_limit)
         self._cache: dict[tuple[LExpr, str], Witness] = {}
@@ -239,7 +190,7 @@ class Reacher:
         pending = [c for c in dict.fromkeys(conditions) if (c, at) not in self._cache]
         while len(pending) > 1:
             reachable, trace = _reach(self.system, disj(*pending), self.options, at,
-                                      self.explicit)
+                                      self.explicit, self.store)
             if reachable is False:
                 for c in pending:
                     self._cache[(c, at)] = Witness(False)
@@ -259,7 +210,8 @@ class Reacher:
         return [self.witness(c, at) for c in conditions]
 
     def _witness(self, condition: LExpr, at: At) -> Witness:
-        reachable, trace = _reach(self.system, condition, self.options, at, self.explicit)
+        reachable, trace = _reach(self.system, condition, self.options, at, self.explicit,
+                                  self.store)
         if reachable is None:
             return Witness(None, reason=f"reachability undecided (solver unknown, explicit "
                            f"search stopped at {self.options.explicit_limit} states)")
@@ -312,7 +264,8 @@ class Reacher:
 
 class Z3Env:
     """One fresh `z3.Context` with an Int per System variable (created on first use, with
-    its domain asserted by `domains`), and solvers with the run's seed and limits."""
+    its domain asserted by `domains`), and solvers with the run's seed and limits
+    (`checker.encode.solver.z3_solver`)."""
 
     def __init__(self, system: System, options: Options) -> None:
         self.ctx = z3.Context()
@@ -321,12 +274,7 @@ class Z3Env:
         self.vars: dict[str, z3.ArithRef] = {}
 
     def solver(self) -> z3.Solver:
-        s = z3.Solver(ctx=self.ctx)
-        s.set("random_seed", self.options.seed)
-        s.set("timeout", self.options.timeout_ms)
-        if self.options.rlimit:
-            s.set("rlimit", self.options.rlimit)
-        return s
+        return z3_solver(self.ctx, self.options)
 
     def var(self, name: str) -> z3.ArithRef:
         if name not in self.vars:
@@ -341,31 +289,9 @@ class Z3Env:
         return z3.And(*parts) if parts else z3.BoolVal(True, self.ctx)
 
     def expr(self, e: LExpr) -> Any:
-        match e:
-            case Const(value):
-                return z3.BoolVal(value, self.ctx) if isinstance(value, bool) \
-                    else z3.IntVal(value, self.ctx)
-            case V(name):
-                return self.var(name)
-            case Op(op, args):
-                return self._op(op, [self.expr(a) for a in args])
-        raise AssertionError(e)
-
-    def _op(self, op: str, a: list[Any]) -> Any:
-        simple = {"not": lambda: z3.Not(a[0]), "and": lambda: z3.And(*a),
-                  "or": lambda: z3.Or(*a), "implies": lambda: z3.Implies(a[0], a[1]),
-                  "eq": lambda: a[0] == a[1], "ne": lambda: a[0] != a[1],
-                  "lt": lambda: a[0] < a[1], "le": lambda: a[0] <= a[1],
-                  "gt": lambda: a[0] > a[1], "ge": lambda: a[0] >= a[1],
-                  "add": lambda: a[0] + a[1], "sub": lambda: a[0] - a[1],
-                  "mul": lambda: a[0] * a[1], "neg": lambda: -a[0],
-                  "ite": lambda: z3.If(a[0], a[1], a[2])}
-        if op in simple:
-            return simple[op]()
-        out = a[0]
-        for x in a[1:]:
-            out = z3.If(x < out, x, out) if op == "min" else z3.If(x > out, x, out)
-        return out
+        """The condition `e` as a Z3 term over this context's variables
+        (`checker.encode.terms.to_z3`, the one LExpr → Z3 translation)."""
+        return to_z3(self.ctx, e, {n: self.var(n) for n in sorted(lvars(e))})
 
     def check(self, *formulas: Any) -> tuple[str, z3.ModelRef | None]:
         """sat / unsat / unknown of `formulas` with every variable in its domain."""

@@ -4,15 +4,17 @@ oracle the symbolic engines are tested against. Its traces are shortest (in step
 replayed like every other trace.
 
 `Explorer` is the last resort of `check_all`: the reachable states of a system are
-enumerated once (if there are at most `explicit_limit` of them) and every property the
-symbolic engines left UNKNOWN is decided on that set; only a property with a target
-state is searched again, for its shortest trace.
+enumerated once (`checker.interpret.StateSpace`, if there are at most `explicit_limit` of
+them) and every property the symbolic engines left UNKNOWN is decided on that set, a
+target state with its shortest trace (the one `explore` finds: the same breadth-first
+order).
 """
 
 from __future__ import annotations
 
 from checker.engines.base import Outcome, found, to_result, unknown, unreachable
-from checker.interpret import Interpreter, State, explore, reachable_states, replay
+from checker.interpret import StateSpace, explore, replay
+from checker.interpret.search import is_target
 from checker.ir import Property, System
 from checker.options import Options
 from checker.results import Method, PropertyResult, StopReason
@@ -41,23 +43,17 @@ class Explorer:
     def __init__(self, system: System, options: Options) -> None:
         self.system = system
         self.options = options
-        self._states: set[State] | None = None
-        self._complete = False
+        self.space = StateSpace(system, options.explicit_limit)
 
     def decide(self, prop: Property) -> Outcome:
-        if self._states is None:
-            self._states, self._complete = reachable_states(
-                self.system, max_states=self.options.explicit_limit)
-        if not self._complete:
+        space = self.space
+        if not space.complete:
             return unknown(Method.EXPLICIT, StopReason.STATE_LIMIT,
                            f"more than {self.options.explicit_limit} reachable states")
-        interp = Interpreter(self.system)
-        want = prop.mode == "reachable"
-        termination = prop.kind == "termination"
-        for s in self._states:
-            if (interp.checked_here(prop, s) and interp.holds(prop, s) == want) or (
-                    termination and not interp.is_stable(s)
-                    and s[interp.index[self.system.res_var]] >= self.system.res_bound):
-                return search(self.system, prop, self.options)     # for the shortest trace
-        return unreachable(Method.EXPLICIT, "",
-                           f"all {len(self._states)} reachable states explored")
+        target = space.first(lambda s: is_target(space.interp, prop, s))
+        if target is not None:      # the first in breadth-first order: a shortest trace
+            start, path = space.path(target)
+            expect = "violation" if prop.mode == "invariant" else "witness"
+            return found(Method.EXPLICIT, replay(self.system, start, path, prop,
+                                                 expect=expect))
+        return unreachable(Method.EXPLICIT, "", f"all {len(space)} reachable states explored")

@@ -35,6 +35,7 @@ from typing import Any
 
 import z3  # noqa: TID251  (engines own their z3 contexts, DESIGN §2)
 
+from checker.engines.base import ProofStore
 from checker.engines.decision import (
     SCAN_PARTS,
     Reacher,
@@ -81,13 +82,15 @@ def find_order_dependence(ruleset: Ruleset, options: Options) -> list[Finding]:
     return scan_order(ruleset, options).findings
 
 
-def scan_order(ruleset: Ruleset, options: Options, part: int | None = None) -> Scan:
+def scan_order(ruleset: Ruleset, options: Options, part: int | None = None,
+               store: ProofStore | None = None) -> Scan:
     """`find_order_dependence` with the candidates it could not decide; only those of
     `part` (`decision.scan_part`) if given, else every part in turn, merged."""
     if part is None:
-        return merge_scans(scan_order(ruleset, options, k) for k in range(SCAN_PARTS))
+        return merge_scans(scan_order(ruleset, options, k, store)
+                           for k in range(SCAN_PARTS))
     system = ruleset.system
-    reacher = Reacher(system, options)
+    reacher = Reacher(system, options, store)
     scan = Scan()
     resolver = (meta_id(ruleset, "active-player-orders")
                 if "active-player-orders" in system.meta else "")

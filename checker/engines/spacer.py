@@ -20,7 +20,7 @@ import z3  # noqa: TID251 - engines/ is one of the two packages allowed to impor
 
 from checker.encode import Answer, check, make_solver, stop_reason
 from checker.encode import formulas as f
-from checker.encode.solver import explain_unknown
+from checker.encode.solver import explain_unknown, make_fixedpoint
 from checker.engines.base import Budget, Outcome, to_result, unknown, unreachable
 from checker.engines.session import Session, session_for
 from checker.ir import Property, System
@@ -35,12 +35,7 @@ def prove(system: System, prop: Property, options: Options,
     ctx = enc.ctx
     target = enc.target(prop)
     horn = f.chc(enc, target)
-    fp = z3.Fixedpoint(ctx=ctx)
-    fp.set("engine", "spacer")
-    fp.set("spacer.random_seed", options.seed)
-    fp.set("timeout", max(1, budget.remaining_ms()))
-    if options.rlimit:
-        fp.set("rlimit", options.rlimit)
+    fp = make_fixedpoint(ctx, options, timeout_ms=budget.remaining_ms())
     fp.register_relation(horn.inv, horn.err)
     fp.declare_var(*horn.variables)
     for head, body in horn.rules:

@@ -8,12 +8,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from checker.results import Finding, PropertyResult, Status, Trace
+from checker.results import REACHABLE_KINDS, Finding, PropertyResult, Status, Trace
 from checker.results.run import CheckedRuleset, Run
 
 _SECTIONS = ("meta", "events", "rules", "prevents", "constraints", "facts", "modifiers",
              "procedures", "properties", "rulings")
-_REACH_KINDS = ("reachable", "state-reachable", "rule-fires", "vacuity")
 
 
 @dataclass(frozen=True)
@@ -53,7 +52,7 @@ class SpecDiff:
     @property
     def introduces_problems(self) -> bool:
         """A new violation, or a new (or newly unresolved) unresolved finding."""
-        bad_verdict = any(v.new == Status.VIOLATED.value and v.kind not in _REACH_KINDS
+        bad_verdict = any(v.new == Status.VIOLATED.value and v.kind not in REACHABLE_KINDS
                           for v in self.verdicts)
         bad_finding = any(f.change in ("new", "changed") and not f.finding.resolved
                           for f in self.findings)
@@ -90,7 +89,7 @@ def _verdicts(rid: str, old: CheckedRuleset, new: CheckedRuleset) -> list[Verdic
         if sa != sb:
             kind = (pb or pa).kind  # type: ignore[union-attr]
             trace = pb.trace if pb is not None else None
-            if trace is None and pa is not None and kind in _REACH_KINDS:
+            if trace is None and pa is not None and kind in REACHABLE_KINDS:
                 trace = pa.trace  # reachable only in the old version: show how it was
             out.append(VerdictChange(rid, pid, kind, sa, sb, trace))
     return out

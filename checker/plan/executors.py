@@ -26,6 +26,7 @@ from checker.plan.tasks import assemble, decide_property, ruleset_cache, shared_
 from checker.results import PropertyResult, RulesetResult
 
 if TYPE_CHECKING:
+    from checker.engines.base import ProofStore
     from checker.engines.decision import Scan
     from checker.interpret import Verdicts
     from checker.ir import Ruleset, System
@@ -35,29 +36,31 @@ _RULESETS: list[Ruleset] = []        # the run's rulesets, set before the worker
 _SYSTEMS: list[System] = []          # their systems with this shard's properties
 
 
-def _search(r: int, options: Options) -> tuple[dict[str, PropertyResult | None], Verdicts]:
-    return shared_search(_SYSTEMS[r], options)
+def _search(r: int, options: Options, proofs: ProofStore | None
+            ) -> tuple[dict[str, PropertyResult | None], Verdicts]:
+    return shared_search(_SYSTEMS[r], options, proofs)
 
 
 def _property(r: int, i: int, options: Options, cached: PropertyResult | None,
-              macro: Verdicts) -> PropertyResult:
+              macro: Verdicts, proofs: ProofStore | None) -> PropertyResult:
     system = _SYSTEMS[r]
-    return decide_property(system, system.properties[i], options, cached, macro)
+    return decide_property(system, system.properties[i], options, cached, macro, proofs)
 
 
-def _scan(r: int, item: str, options: Options) -> Scan:
-    return run_scan(_RULESETS[r], item, options)
+def _scan(r: int, item: str, options: Options, proofs: ProofStore | None) -> Scan:
+    return run_scan(_RULESETS[r], item, options, proofs)
 
 
 class _Pending:
     """What one ruleset still waits for."""
 
     def __init__(self, ruleset: Ruleset, system: System, options: Options,
-                 store: Callable[[RulesetResult], None]) -> None:
+                 proofs: ProofStore | None, store: Callable[[RulesetResult], None]) -> None:
 
         self.ruleset = ruleset
         self.system = system
         self.options = options
+        self.proofs = proofs       # the per-property cache: plain data, pickled to workers
         self.store = store
         self.props: list[PropertyResult | None] = [None] * len(system.properties)
         self.todo = [s for s in scan_items() if in_shard(ruleset.id, s, options)]
@@ -75,11 +78,12 @@ def check_parallel(rulesets: list[Ruleset], options: Options,
     done: dict[int, CheckedRuleset] = {}
     pending: dict[int, _Pending] = {}
     for r, ruleset in enumerate(rulesets):
-        cached, opts, store = ruleset_cache(ruleset, options)
+        cached, proofs, store = ruleset_cache(ruleset, options)
         if cached is not None:
             done[r] = cached
         else:
-            pending[r] = _Pending(ruleset, shard_system(ruleset, opts), opts, store)
+            pending[r] = _Pending(ruleset, shard_system(ruleset, options), options, proofs,
+                                  store)
     if not pending:
         return [done[r] for r in range(len(rulesets))]
 
@@ -93,10 +97,10 @@ def check_parallel(rulesets: list[Ruleset], options: Options,
     with ProcessPoolExecutor(max_workers=options.jobs, mp_context=ctx) as pool:
         tasks: dict[Future[Any], tuple[int, str, int]] = {}
         for r, p in pending.items():
-            tasks[pool.submit(_search, r, p.options)] = (r, "search", -1)
+            tasks[pool.submit(_search, r, p.options, p.proofs)] = (r, "search", -1)
         for r, p in pending.items():
             for which in p.todo:
-                tasks[pool.submit(_scan, r, which, p.options)] = (r, which, -1)
+                tasks[pool.submit(_scan, r, which, p.options, p.proofs)] = (r, which, -1)
         try:
             while tasks:
                 ready, _ = wait(tasks, return_when=FIRST_COMPLETED)
@@ -108,7 +112,7 @@ def check_parallel(rulesets: list[Ruleset], options: Options,
                         known, macro = value
                         for j, prop in enumerate(p.system.properties):
                             tasks[pool.submit(_property, r, j, p.options, known[prop.id],
-                                              macro)] = (r, "property", j)
+                                              macro, p.proofs)] = (r, "property", j)
                     elif what == "property":
                         p.props[i] = value
                         finished += 1

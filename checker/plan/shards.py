@@ -10,6 +10,7 @@ from checker.ir import Ruleset, System
 from checker.options import Options
 
 if TYPE_CHECKING:
+    from checker.engines.base import ProofStore
     from checker.engines.decision import Scan
 
 
@@ -20,12 +21,13 @@ def scan_items() -> list[str]:
     return [f"scan:{kind}#{k}" for kind in ("conflicts", "order") for k in range(SCAN_PARTS)]
 
 
-def run_scan(ruleset: Ruleset, item: str, options: Options) -> Scan:
-    """One part of a scan (`scan_items`)."""
+def run_scan(ruleset: Ruleset, item: str, options: Options,
+             proofs: ProofStore | None = None) -> Scan:
+    """One part of a scan (`scan_items`); its reachability proofs kept in `proofs`."""
     from checker.engines import conflicts, order
     kind, _, k = item.removeprefix("scan:").partition("#")
     scan = conflicts.scan_conflicts if kind == "conflicts" else order.scan_order
-    return scan(ruleset, options, int(k))
+    return scan(ruleset, options, int(k), proofs)
 
 
 def joined(parts: dict[str, Scan]) -> list[Scan]:

@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +33,7 @@ SCHEMA = 2
 def _code_fingerprint() -> str:
     """A hash of ruleproof's own source: results cached by another build are never reused."""
     h = hashlib.sha256()
-    root = Path(__file__).resolve().parent
+    root = Path(__file__).resolve().parent.parent       # the `checker` package
     for f in sorted(root.rglob("*")):
         if f.suffix in (".py", ".lark") and f.is_file():
             h.update(str(f.relative_to(root)).encode())
@@ -122,11 +123,9 @@ def cone_proof(result: PropertyResult) -> bool:
 
 
 def lookup(system: System, prop: Property, options: Options) -> PropertyResult | None:
-    """`prop`'s cached cone proof, if `options.cache_dir` is set and it has one."""
-    if not options.cache_dir:
-        return None
+    """`prop`'s cached cone proof, if it has one."""
     from checker.results.codec import property_from
-    hit = Cache(Path(options.cache_dir)).get(cone_key(system, prop, options))
+    hit = Cache().get(cone_key(system, prop, options))
     if hit is None:
         return None
     try:
@@ -138,13 +137,29 @@ def lookup(system: System, prop: Property, options: Options) -> PropertyResult |
 
 def store(system: System, prop: Property, options: Options, result: PropertyResult) -> None:
     """Keep `result` under `prop`'s cone key, if it is a cone proof (`cone_proof`)."""
-    if not options.cache_dir or not cone_proof(result):
+    if not cone_proof(result):
         return
     import dataclasses
 
     from checker.results.codec import property_to
-    Cache(Path(options.cache_dir)).put(cone_key(system, prop, options),
-                                       property_to(dataclasses.replace(result, seconds=0.0)))
+    Cache().put(cone_key(system, prop, options),
+                property_to(dataclasses.replace(result, seconds=0.0)))
+
+
+@dataclass(frozen=True)
+class ConeStore:
+    """The per-property cache as the engines see it (`checker.engines.base.ProofStore`):
+    cone proofs under `CACHE_DIR` (`lookup`, `store`), keyed with the run's `options`.
+    Plain data, so it crosses into the worker processes (`checker.plan.executors`) as an
+    argument."""
+
+    options: Options
+
+    def lookup(self, system: System, prop: Property) -> PropertyResult | None:
+        return lookup(system, prop, self.options)
+
+    def store(self, system: System, prop: Property, result: PropertyResult) -> None:
+        store(system, prop, self.options, result)
 
 
 # ============================================================ whole run: instant re-runs

@@ -18,6 +18,7 @@ from checker.results.run import CheckedRuleset, Progress
 from checker.spec.coverage import coverage
 
 if TYPE_CHECKING:
+    from checker.engines.base import ProofStore
     from checker.engines.decision import Scan
     from checker.interpret import Verdicts
 
@@ -25,24 +26,24 @@ if TYPE_CHECKING:
 def check_ruleset(ruleset: Ruleset, options: Options,
                   progress: Progress | None = None) -> CheckedRuleset:
     """Check one ruleset; an unchanged ruleset is answered from the cache without solving."""
-    cached, options, store = ruleset_cache(ruleset, options)
+    cached, proofs, store = ruleset_cache(ruleset, options)
     if cached is not None:
         return cached
-    checked = _check_fresh(ruleset, options, progress)
+    checked = _check_fresh(ruleset, options, proofs, progress)
     store(checked.result)
     return checked
 
 
 def ruleset_cache(ruleset: Ruleset, options: Options
-                   ) -> tuple[CheckedRuleset | None, Options, Callable[[RulesetResult], None]]:
-    """The whole-ruleset cache entry (if any), the options with the per-property cache
-    switched on when caching, and the function that stores a fresh result."""
-    from checker.plan.store import Cache, digest, options_key
+                   ) -> tuple[CheckedRuleset | None, ProofStore | None,
+                              Callable[[RulesetResult], None]]:
+    """The whole-ruleset cache entry (if any), the per-property cache (None when not
+    caching) and the function that stores a fresh result."""
+    from checker.plan.store import Cache, ConeStore, digest, options_key
     from checker.results.codec import ruleset_result_from, ruleset_result_to
 
     cache = Cache(enabled=options.use_cache)
-    if options.use_cache:
-        options = replace(options, cache_dir=str(cache.root))
+    proofs = ConeStore(options) if options.use_cache else None
     key = digest("ruleset", ruleset.id, ruleset.spec_text, ruleset.source.text,
                  options_key(options), f"shard {options.shard}")
     hit = cache.get(key)
@@ -50,15 +51,15 @@ def ruleset_cache(ruleset: Ruleset, options: Options
     if hit is not None:
         with contextlib.suppress(KeyError, TypeError, ValueError):  # damaged: check afresh
             found = CheckedRuleset(ruleset, ruleset_result_from(hit), coverage(ruleset))
-    return found, options, lambda result: cache.put(key, ruleset_result_to(result))
+    return found, proofs, lambda result: cache.put(key, ruleset_result_to(result))
 
 
-def _check_fresh(ruleset: Ruleset, options: Options,
+def _check_fresh(ruleset: Ruleset, options: Options, proofs: ProofStore | None,
                  progress: Progress | None = None) -> CheckedRuleset:
     start = time.perf_counter()
-    props = check_properties(shard_system(ruleset, options), options,
+    props = check_properties(shard_system(ruleset, options), options, proofs,
                              progress=_bind(progress, ruleset.id))
-    scans = {item: run_scan(ruleset, item, options) for item in scan_items()
+    scans = {item: run_scan(ruleset, item, options, proofs) for item in scan_items()
              if in_shard(ruleset.id, item, options)}
     return assemble(ruleset, props, joined(scans), time.perf_counter() - start)
 
@@ -84,12 +85,13 @@ def assemble(ruleset: Ruleset, props: list[PropertyResult], scans: list[Scan],
                           coverage(ruleset))
 
 
-def check_properties(system: System, options: Options,
+def check_properties(system: System, options: Options, proofs: ProofStore | None = None,
                      progress: Callable[[str, int, int], None] | None = None
                      ) -> list[PropertyResult]:
     """Every property of `system`, cheapest evidence first.
 
-    A proof cached for an unchanged cone of influence is reused (`checker.plan.store.lookup`).
+    A proof kept in `proofs` for an unchanged cone of influence is reused
+    (`checker.plan.store.ConeStore`).
     One shared explicit search over macro steps (`interpret.explore_macro`) runs for the
     rest: it finds every counterexample and witness it can reach, shortest in events, each
     replayed by the reference interpreter. What it leaves open goes to the symbolic engines
@@ -98,26 +100,26 @@ def check_properties(system: System, options: Options,
     when those do not close it and the search was exhaustive is the exhaustive search
     itself the proof (method "explicit"). UNKNOWN stays UNKNOWN.
     """
-    known, macro = shared_search(system, options)
+    known, macro = shared_search(system, options, proofs)
     results: list[PropertyResult] = []
     total = len(system.properties)
     for i, prop in enumerate(system.properties):
         if progress is not None:
             progress(prop.id, i, total)
-        results.append(decide_property(system, prop, options, known[prop.id], macro))
+        results.append(decide_property(system, prop, options, known[prop.id], macro, proofs))
     if progress is not None:
         progress("", total, total)
     return results
 
 
-def shared_search(system: System, options: Options
+def shared_search(system: System, options: Options, proofs: ProofStore | None = None
                   ) -> tuple[dict[str, PropertyResult | None], Verdicts]:
-    """The cached proofs of `system`'s properties (None: not cached), and the shared
-    explicit search for the others (`check_properties`)."""
+    """The proofs of `system`'s properties kept in `proofs` (None: not kept), and the
+    shared explicit search for the others (`check_properties`)."""
     from checker.interpret import explore_macro
-    from checker.plan import store as cache
 
-    known = {p.id: cache.lookup(system, p, options) for p in system.properties}
+    known = {p.id: proofs.lookup(system, p) if proofs is not None else None
+             for p in system.properties}
     todo = [p for p in system.properties if known[p.id] is None]
     macro = explore_macro(system, todo, max_states=options.explicit_limit,
                           max_seconds=options.explicit_seconds)
@@ -125,14 +127,14 @@ def shared_search(system: System, options: Options
 
 
 def decide_property(system: System, prop: Property, options: Options,
-                    cached: PropertyResult | None, macro: Verdicts) -> PropertyResult:
+                    cached: PropertyResult | None, macro: Verdicts,
+                    proofs: ProofStore | None = None) -> PropertyResult:
     """One property's result, given its cached proof and the shared search
     (`check_properties`)."""
     from checker import engines
     from checker.engines import induction
     from checker.engines.base import Kind, to_result
     from checker.interpret import replay
-    from checker.plan import store as cache
 
     if cached is not None:     # a proof on an unchanged cone of influence
         return cached
@@ -164,10 +166,11 @@ def decide_property(system: System, prop: Property, options: Options,
             f"never reachable: exhaustive search of all {macro.macro_states} reachable "
             "situations", None, prop.states, prop.source, prop.text)
     else:
-        result = engines.check_property(system, prop, options)
+        result = engines.check_property(system, prop, options, store=proofs)
     if options.timings:
         result = replace(result, seconds=time.perf_counter() - began)
-    cache.store(system, prop, options, result)
+    if proofs is not None:
+        proofs.store(system, prop, result)
     return result
 
 

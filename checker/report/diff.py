@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from checker.errata.diff import SpecDiff
 from checker.report.write import write_atomic
+from checker.results import REACHABLE_KINDS, Status
 from checker.results.codec import finding_to, trace_to
 
 if TYPE_CHECKING:
@@ -20,13 +21,11 @@ if TYPE_CHECKING:
 
 FORMAT_VERSION = 1
 
-_REACH = ("reachable", "state-reachable", "rule-fires", "vacuity")
-
-
 def _verdict_words(kind: str, status: str) -> str:
-    if kind in _REACH:
-        return {"proved": "reachable", "violated": "never reachable"}.get(status, status)
-    return status
+    """A verdict of the diff (a `Status` value, or "absent") in words (`status_label`)."""
+    from checker.report.wording import status_label
+    return status_label(kind, Status(status)) \
+        if status in {s.value for s in Status} else status
 
 
 def lines(diff: SpecDiff) -> list[str]:
@@ -119,17 +118,19 @@ def diff_page(diff: SpecDiff, old: Run, new: Run, options: Options, *, old_label
     news = {c.ruleset.id: Views(c, options) for c in new.checked}
     verdicts = []
     for v in diff.verdicts:
-        only_old = v.new in ("violated", "absent") and v.kind in _REACH and v.trace is not None
+        only_old = (v.new in (Status.VIOLATED, "absent") and v.kind in REACHABLE_KINDS
+                    and v.trace is not None)
         views = (olds if only_old else news).get(v.ruleset)
         label = ("How it was reached in the old version" if only_old
-                 else "Counterexample in the new version" if v.new == "violated"
+                 else "Counterexample in the new version" if v.new == Status.VIOLATED
                  else "Witness in the new version")
         note = ("Reachable only in the old version." if only_old else
-                "Reachable only in the new version." if v.kind in _REACH
-                and v.new == "proved" else "")
+                "Reachable only in the new version." if v.kind in REACHABLE_KINDS
+                and v.new == Status.PROVED else "")
         verdicts.append(VerdictRow(
             v.ruleset, v.property, v.kind, _verdict_words(v.kind, v.old),
-            _verdict_words(v.kind, v.new), v.new == "violated" and v.kind not in _REACH,
+            _verdict_words(v.kind, v.new),
+            v.new == Status.VIOLATED and v.kind not in REACHABLE_KINDS,
             note, views.trace(v.trace) if views is not None else None, label))
     findings = []
     for f in diff.findings:

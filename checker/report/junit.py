@@ -8,6 +8,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from checker.report.data import FindingView, PropertyView, ReportData, RulesetView, TraceView
+from checker.results import Status
 
 # characters XML 1.0 cannot carry at all, even escaped
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -43,12 +44,12 @@ class JunitReporter:
             if timings and p.seconds is not None:
                 case.set("time", f"{p.seconds:.3f}")
             body = self._property_body(p)
-            if p.status == "violated":
+            if p.status is Status.VIOLATED:           # JUnit: a failure
                 failures += 1
                 tag = ET.SubElement(case, "failure", type=p.code or "RP501",
                                     message=_x(p.message))
                 tag.text = _x(body)
-            elif p.status == "unknown":
+            elif p.status is Status.UNKNOWN:          # an error, never a pass
                 errors += 1
                 tag = ET.SubElement(case, "error", type="RP502", message=_x(p.message))
                 tag.text = _x(body)

@@ -58,7 +58,7 @@ class SarifReporter:
 
     def _property(self, p: PropertyView, r: RulesetView) -> dict[str, Any]:
         assert p.code is not None
-        level = "error" if p.status == "violated" else "warning"
+        level = p.severity
         locations = [_spec_location(p.location, f"property '{p.id}'")]
         locations += [_text_location(q, r.source_file) for q in p.quotes]
         out: dict[str, Any] = {

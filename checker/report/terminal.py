@@ -31,9 +31,9 @@ from checker.report.data import (
     QuoteView,
     ReportData,
     RulesetView,
-    steps_text,
 )
-from checker.results import property_fingerprint
+from checker.report.wording import steps_text
+from checker.results import Status
 
 STYLES = {"ok": "green", "bad": "bold red", "unknown": "bold yellow", "note": "dim",
           "error": "bold red", "warning": "yellow", "where": "bold", "quote": "cyan"}
@@ -73,7 +73,7 @@ class TerminalReporter:
             for p in r.properties:
                 if p.code is None:
                     continue
-                if p.status == "violated" and property_fingerprint(r.id, p.id) in accepted:
+                if p.status is Status.VIOLATED and p.fingerprint in accepted:
                     hidden += 1
                 else:
                     self._property(p)
@@ -130,9 +130,9 @@ class TerminalReporter:
 
     def _property(self, p: PropertyView) -> None:
         assert p.code is not None
-        severity = "error" if p.status == "violated" else "warning"
-        self.console.print(self._head(str(p.location), severity, p.code, p.message))
-        if p.trace is not None and p.status == "violated":
+        assert p.severity is not None
+        self.console.print(self._head(str(p.location), p.severity, p.code, p.message))
+        if p.trace is not None and p.status is Status.VIOLATED:
             self.console.print(Text(f"    trace: {steps_text(len(p.trace))} — "
                                     + " → ".join(_clean(s.text) for s in p.trace.steps)))
 

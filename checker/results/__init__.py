@@ -15,9 +15,24 @@ from checker.diagnostics import FINDINGS
 
 
 class Status(StrEnum):
+    """The one vocabulary of a verdict. Each output format maps it in one place: the words
+    (`checker.report.data.status_label`), the diagnostic code and so the severity
+    (`PropertyView.code`), JUnit's outcome (`checker.report.junit`)."""
+
     PROVED = "proved"
     VIOLATED = "violated"
     UNKNOWN = "unknown"
+
+
+# property kinds that ask whether something can happen: PROVED means "reachable" (a
+# witness), VIOLATED "never reachable"
+REACHABLE_KINDS = frozenset({"reachable", "state-reachable", "rule-fires", "vacuity"})
+
+
+def fingerprint(*parts: str) -> str:
+    """The one fingerprint of a reported result (baselines, SARIF, report anchors): the
+    sha256 of `parts` joined by "|", 16 hex digits."""
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 
 
 class Method(StrEnum):
@@ -102,9 +117,8 @@ class Finding:
 
     def fingerprint(self, ruleset: str) -> str:
         """Stable across line numbers and ordering: ruleset, kind, sorted rules and States."""
-        key = "|".join([ruleset, self.kind, ",".join(sorted(self.rules)),
-                        ",".join(sorted(self.states))])
-        return hashlib.sha256(key.encode()).hexdigest()[:16]
+        return fingerprint(ruleset, self.kind, ",".join(sorted(self.rules)),
+                           ",".join(sorted(self.states)))
 
 
 # property kinds whose violation fails a gate (the others are reachability sanity checks,
@@ -119,7 +133,7 @@ def gate_violations(props: list[PropertyResult]) -> list[PropertyResult]:
 
 def property_fingerprint(ruleset: str, property_id: str) -> str:
     """What a baseline accepts a violated property by: ruleset and property id."""
-    return hashlib.sha256(f"{ruleset}|property|{property_id}".encode()).hexdigest()[:16]
+    return fingerprint(ruleset, "property", property_id)
 
 
 @dataclass

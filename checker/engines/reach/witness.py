@@ -21,7 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from checker.errors import InternalError
-from checker.interpret import Interpreter, MacroStep, compile_expr, describe_step
+from checker.interpret import Interpreter, compile_expr
+from checker.interpret.machine import MacroStep
+from checker.interpret.traces import describe_step
 from checker.results import Step, Trace
 
 from .core import Core

@@ -1,291 +1,43 @@
-"""`ReportData`, the report view-model: built once from a `Run` by `build_report`; every
-writer (terminal, JSON, SARIF, JUnit, HTML) reads only this.
-
-Building it is pure (no printing, no files, no clock): the same run gives the same data.
-Here results are put into rulebook language: status words, a message per property that
-quotes what the ruleset promises, traces as "what changed" per step, quotes with their
-rulebook lines, and the rulebook's sentences with their coverage and the findings that cite
-them. Paths are made relative to `base` (the working directory).
-"""
+"""Building the view-model (`build_report`) from a `Run`: pure (no printing, no files, no
+clock), the same run gives the same data; the words come from `checker.report.wording`."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
-from checker.diagnostics import CODES, FINDINGS, Location
+from checker.diagnostics import CODES, Location
 from checker.ir import Citation, Ruleset, lvars
 from checker.options import Options
 from checker.report import diagram
+from checker.report.data.views import (
+    USER_KINDS,
+    Change,
+    Counts,
+    CoverageView,
+    DiagramView,
+    ElementView,
+    FindingView,
+    FiredRule,
+    LineView,
+    PropertyView,
+    QuoteView,
+    ReportData,
+    RulesetView,
+    Segment,
+    SentenceView,
+    StateView,
+    StepView,
+    TraceView,
+    Value,
+    Where,
+)
+from checker.report.wording import explanation, property_message, status_label, tone
 from checker.results import FINDING_KINDS, Finding, PropertyResult, Status, Step, Trace
 from checker.results.coverage import Coverage
 from checker.results.run import CheckedRuleset, Run
-
-REACHABLE_KINDS = frozenset({"reachable", "state-reachable", "rule-fires", "vacuity"})
-# violations of these kinds are reported as findings (checker.findings), not a second time
-FINDING_BACKED = frozenset({"state-reachable", "rule-fires", "vacuity", "termination"})
-USER_KINDS = frozenset({"always", "never", "cap", "reachable", "terminal"})
-
-# finding kind → the title of its group in the reports (from the registry)
-KIND_TITLES = {kind: c.heading for kind, c in FINDINGS.items()}
-
-METHODS = {
-    "bmc": "bounded model checking: a shortest trace",
-    "k-induction": "proof by induction",
-    "spacer": "proof by Z3's CHC engine (Spacer), re-checked by induction",
-    "explicit": "explicit search of every reachable situation",
-}
-
-
-# ============================================================================ the view-model
-
-@dataclass(frozen=True)
-class Where:
-    file: str
-    line: int
-    col: int
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
-
-
-@dataclass(frozen=True)
-class QuoteView:
-    element: str                    # spec element id that cites it
-    quote: str
-    line: int                       # in the rulebook text
-    col: int
-    end_line: int
-    end_col: int
-    sentences: tuple[int, ...]      # indices of the rulebook sentences it covers
-
-
-@dataclass(frozen=True)
-class Change:
-    name: str
-    before: str | None
-    after: str
-    text: str                       # "becomes Crouched", "hp 2 → 1"
-
-
-@dataclass(frozen=True)
-class Value:
-    name: str
-    value: str
-    text: str                       # "hp = 2", "is Crouched"
-
-
-@dataclass(frozen=True)
-class FiredRule:
-    instance: str                   # "rule-id" or "rule-id@model"
-    element: str
-    model: str | None
-    anchor: str | None              # on the ruleset page, when the rule is listed there
-
-
-@dataclass(frozen=True)
-class StepView:
-    index: int                      # 1-based event step
-    event: str                      # event instance id
-    text: str                       # "suffer-wound (a)", "strategic phase begins"
-    inputs: tuple[tuple[str, str], ...]
-    fired: tuple[FiredRule, ...]
-    changes: tuple[Change, ...]
-
-
-@dataclass(frozen=True)
-class TraceView:
-    initial: tuple[Value, ...]      # visible values in the starting situation
-    steps: tuple[StepView, ...]
-    replayed: bool
-
-    def __len__(self) -> int:
-        return len(self.steps)
-
-    def outcome(self, relevant: frozenset[str] = frozenset()) -> str:
-        """What the last step changed, in words; changes to `relevant` variables first."""
-        if not self.steps:
-            return "the starting situation"
-        changes = sorted(self.steps[-1].changes, key=lambda c: c.name not in relevant)
-        texts = [c.text for c in changes]
-        if not texts:
-            return "nothing changes"
-        return ", ".join(texts[:4]) + (", …" if len(texts) > 4 else "")
-
-
-@dataclass(frozen=True)
-class PropertyView:
-    id: str
-    kind: str
-    status: str                     # proved | violated | unknown
-    label: str                      # the status in words: proved, reachable, never reachable …
-    tone: str                       # ok | bad | unknown
-    method: str | None
-    reason: str
-    claim: str                      # what the ruleset promises: the cited quote, or the text
-    text: str                       # the property as written in the spec
-    message: str
-    explanation: str
-    location: Where
-    element: str
-    quotes: tuple[QuoteView, ...]
-    states: tuple[str, ...]
-    trace: TraceView | None
-    seconds: float | None
-    anchor: str
-    fingerprint: str
-
-    @property
-    def reachability(self) -> bool:
-        return self.kind in REACHABLE_KINDS
-
-    @property
-    def code(self) -> str | None:
-        """The diagnostic this result stands for, when it is reported on its own."""
-        if self.status == "violated" and self.kind not in FINDING_BACKED:
-            return "RP501"
-        if self.status == "unknown":
-            return "RP502"
-        return None
-
-
-@dataclass(frozen=True)
-class FindingView:
-    fingerprint: str
-    code: str
-    kind: str
-    severity: str                   # error | warning | note (resolved)
-    message: str
-    rules: tuple[str, ...]
-    states: tuple[str, ...]
-    citations: tuple[QuoteView, ...]
-    resolved: bool
-    resolved_by: tuple[str, ...]
-    resolved_quotes: tuple[QuoteView, ...]
-    trace: TraceView | None
-    detail: tuple[tuple[str, str], ...]
-    location: Where
-    anchor: str
-    rule_anchors: tuple[tuple[str, str | None], ...]   # (rule id, its anchor on the page)
-
-
-@dataclass(frozen=True)
-class SentenceView:
-    index: int
-    line: int
-    text: str
-    kind: str                       # sentence | bullet | row | heading
-    status: str                     # formalized | informal | uncovered | heading
-    elements: tuple[str, ...]
-    findings: tuple[tuple[str, str, bool], ...]   # (finding anchor, code, resolved)
-    anchor: str
-
-
-@dataclass(frozen=True)
-class Segment:
-    text: str
-    sentence: int | None            # index into CoverageView.sentences
-
-
-@dataclass(frozen=True)
-class LineView:
-    number: int
-    segments: tuple[Segment, ...]
-
-
-@dataclass(frozen=True)
-class CoverageView:
-    formalized: int
-    informal: int
-    uncovered: int
-    percent: float
-    sentences: tuple[SentenceView, ...]
-    lines: tuple[LineView, ...]
-
-
-@dataclass(frozen=True)
-class ElementView:
-    id: str
-    section: str
-    location: Where
-    quotes: tuple[QuoteView, ...]
-    states: tuple[str, ...]         # States it mentions or changes
-    anchor: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class StateView:
-    name: str
-    key: str                        # node id in the SVG
-    terminal: bool
-    unreachable: bool
-    elements: tuple[str, ...]       # anchors of the rules that mention it
-    edges: tuple[str, ...]          # edge ids in the SVG
-
-
-@dataclass(frozen=True)
-class DiagramView:
-    dot: str
-    states: tuple[StateView, ...]
-
-
-@dataclass(frozen=True)
-class Counts:
-    properties: int = 0
-    proved: int = 0
-    violated: int = 0
-    unknown: int = 0
-    findings: int = 0               # unresolved
-    resolved: int = 0
-
-    def __add__(self, other: Counts) -> Counts:
-        return Counts(*(a + b for a, b in zip(self.__dict__.values(), other.__dict__.values(),
-                                              strict=True)))
-
-
-@dataclass(frozen=True)
-class RulesetView:
-    id: str
-    title: str
-    page: str                       # file name of its HTML page
-    spec_file: str
-    source_file: str
-    properties: tuple[PropertyView, ...]
-    findings: tuple[FindingView, ...]
-    coverage: CoverageView
-    elements: tuple[ElementView, ...]
-    diagram: DiagramView
-    counts: Counts
-    seconds: float | None
-
-    @property
-    def open_findings(self) -> tuple[FindingView, ...]:
-        return tuple(f for f in self.findings if not f.resolved)
-
-    @property
-    def resolved_findings(self) -> tuple[FindingView, ...]:
-        return tuple(f for f in self.findings if f.resolved)
-
-    def findings_by_kind(self, resolved: bool) -> list[tuple[str, str, list[FindingView]]]:
-        """(kind, title, findings) groups in FINDING_KINDS order."""
-        out: list[tuple[str, str, list[FindingView]]] = []
-        for kind in _kind_order([f.kind for f in self.findings]):
-            group = [f for f in self.findings if f.kind == kind and f.resolved == resolved]
-            if group:
-                out.append((kind, KIND_TITLES.get(kind, kind), group))
-        return out
-
-
-@dataclass(frozen=True)
-class ReportData:
-    rulesets: tuple[RulesetView, ...]
-    timings: bool
-    totals: Counts
-
 
 # ============================================================================ building
 
@@ -327,11 +79,6 @@ def _page_name(ident: str, taken: set[str]) -> str:
         name = f"{stem}-{n}.html"
     taken.add(name)
     return name
-
-
-def _kind_order(kinds: list[str]) -> list[str]:
-    known = [k for k in FINDING_KINDS if k in kinds]
-    return known + sorted({k for k in kinds if k not in FINDING_KINDS})
 
 
 class _Builder:
@@ -456,21 +203,19 @@ class _Builder:
         quotes = self.quotes(r.source) if el else ()
         text = r.text or r.id
         claim = quotes[0].quote if quotes and r.kind in USER_KINDS else text
-        status = r.status.value
+        status = r.status
         trace = self.trace(r.trace)
         prop = self.props.get(r.id)
         relevant = lvars(prop.expr) if prop is not None else frozenset()
         seconds = r.seconds if self.options.timings else None
-        fingerprint = hashlib.sha256(f"{self.ruleset.id}|property|{r.id}".encode()) \
-            .hexdigest()[:16]
         return PropertyView(
-            r.id, r.kind, status, status_label(r.kind, r.status), _tone(r.status),
+            r.id, r.kind, status, status_label(r.kind, r.status), tone(r.status),
             r.method.value if r.method else None, r.reason, claim, text,
             property_message(r.kind, r.status, claim, trace, r.reason, relevant),
             explanation(r.kind, r.status, trace, r.reason, relevant),
             self.element_where(r.source),
             r.source, quotes, r.states, trace, seconds,
-            anchor("p", r.id), fingerprint)
+            anchor("p", r.id), r.fingerprint(self.ruleset.id))
 
     # ------------------------------------------------------------------ findings
     def finding(self, f: Finding) -> FindingView:
@@ -570,9 +315,9 @@ def _ruleset_view(checked: CheckedRuleset, options: Options, base: Path,
     dview, states_of = b.diagram(unreachable)
     counts = Counts(
         len(properties),
-        sum(1 for p in properties if p.status == "proved"),
-        sum(1 for p in properties if p.status == "violated"),
-        sum(1 for p in properties if p.status == "unknown"),
+        sum(1 for p in properties if p.status is Status.PROVED),
+        sum(1 for p in properties if p.status is Status.VIOLATED),
+        sum(1 for p in properties if p.status is Status.UNKNOWN),
         sum(1 for f in findings if not f.resolved),
         sum(1 for f in findings if f.resolved))
     r = checked.ruleset
@@ -580,56 +325,6 @@ def _ruleset_view(checked: CheckedRuleset, options: Options, base: Path,
         r.id, r.title, page, b.spec_file, b.source_file, properties, findings,
         b.coverage_view(findings), b.elements(states_of), dview, counts,
         result.seconds if options.timings else None)
-
-
-# ============================================================================ wording
-
-def status_label(kind: str, status: Status) -> str:
-    """The status in words; for reachability kinds, proved means a witness was found."""
-    if kind in REACHABLE_KINDS:
-        return {Status.PROVED: "reachable", Status.VIOLATED: "never reachable",
-                Status.UNKNOWN: "unknown"}[status]
-    return status.value
-
-
-def _tone(status: Status) -> str:
-    return {Status.PROVED: "ok", Status.VIOLATED: "bad", Status.UNKNOWN: "unknown"}[status]
-
-
-def steps_text(n: int) -> str:
-    return f"{n} step" + ("" if n == 1 else "s")
-
-
-def explanation(kind: str, status: Status, trace: TraceView | None, reason: str,
-                relevant: frozenset[str] = frozenset()) -> str:
-    """Why the verdict is what it is, in words (the part of the message after the dash);
-    a counterexample's last changes to the `relevant` variables come first."""
-    if status is Status.UNKNOWN:
-        return (f"could not be decided ({reason or 'no reason given'}); "
-                "treat it as unchecked")
-    if kind in REACHABLE_KINDS:
-        if status is Status.PROVED:
-            if trace is None:
-                return ""
-            if not trace.steps:
-                return "true from the start"
-            return f"a witness gets there in {steps_text(len(trace))}"
-        return "no sequence of events leads there"
-    if status is Status.PROVED:
-        return "holds in every reachable situation"
-    if trace is None:
-        return ""
-    if not trace.steps:
-        return "already in the starting situation"
-    return f"after {steps_text(len(trace))}: {trace.outcome(relevant)}"
-
-
-def property_message(kind: str, status: Status, claim: str, trace: TraceView | None,
-                     reason: str, relevant: frozenset[str] = frozenset()) -> str:
-    """One sentence a rules writer can read: the verdict, what was promised, and why."""
-    why = explanation(kind, status, trace, reason, relevant)
-    head = f"{status_label(kind, status)}: '{claim}'"
-    return f"{head} — {why}" if why else head
 
 
 class _Unlinked(_Builder):

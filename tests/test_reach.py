@@ -174,3 +174,22 @@ def agree_any(system: System) -> None:
 @given(rulesets())
 def test_any_agrees_with_brute_force(text: str) -> None:
     agree_any(_load(text))
+
+
+def test_the_check_answers_from_the_core_with_the_same_verdicts_as_without() -> None:
+    """The product path: properties and decision-point queries answered from the shared
+    core give the verdicts and findings of the Z3 engines and explicit search (core off)."""
+    from checker.options import Options
+    from checker.plan.check import check
+
+    spec = ROOT / "docs" / "example-mini.yaml"
+    runs = [check([spec], Options(use_cache=False, jobs=1, node_budget=budget))
+            for budget in (2_000_000, 0)]
+    (on,), (off,) = (r.checked for r in runs)
+    assert [(p.id, p.status) for p in on.result.properties] == \
+        [(p.id, p.status) for p in off.result.properties]
+    assert [(f.kind, f.rules, f.states) for f in on.result.findings] == \
+        [(f.kind, f.rules, f.states) for f in off.result.findings]
+    for p_on, p_off in zip(on.result.properties, off.result.properties, strict=True):
+        if p_off.trace is not None and p_on.trace is not None:     # both shortest
+            assert len(p_on.trace.steps) == len(p_off.trace.steps), p_on.id

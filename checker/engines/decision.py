@@ -3,9 +3,11 @@ replayed witness, Z3 queries over the System's variable domains (`Z3Env`, with
 `checker.encode`'s one LExpr → Z3 translation and solver factory), and the naming helpers
 that turn IR objects back into spec element ids and States.
 
-Reachability (`_reach`) asks `checker.engines.check_property` for a `reachable` property
-when that engine exists; when it does not (or answers UNKNOWN, or z3 fails) it falls back
-to explicit breadth-first search, which is complete below `options.explicit_limit` states.
+Reachability (`_reach`) is answered from the system's exact BDD reachability core
+(`checker.engines.reach.shared_core`) when the system fits its node budget; otherwise it
+asks `checker.engines.check_property` for a `reachable` property when that engine exists;
+when it does not (or answers UNKNOWN, or z3 fails) it falls back to explicit breadth-first
+search, which is complete below `options.explicit_limit` states.
 Within a run the explicit search is done once (`ExplicitIndex`) and every later query only
 scans its states: the conflict and order engines ask many questions of one system.
 Whatever answered, `Reacher.witness` replays the trace in the reference interpreter and
@@ -30,6 +32,7 @@ import z3  # noqa: TID251  (engines own their z3 contexts, DESIGN §2)
 from checker.encode.solver import z3_solver
 from checker.encode.terms import to_z3
 from checker.engines.base import ProofStore
+from checker.engines.reach import shared_core
 from checker.interpret import (
     Interpreter,
     State,
@@ -112,6 +115,13 @@ def _reach(system: System, condition: LExpr, options: Options | None = None,
     opts = options or Options()
     prop = Property(id="decision-point", source="decision-point", kind="reachable",
                     mode="reachable", expr=condition, at=at)
+    core = shared_core(system, opts.node_budget)
+    if core is not None:       # the exact reachable set: the answer, with a shortest trace
+        exact = core.check(prop)
+        if exact.status == "reachable" and exact.trace is not None:
+            return True, exact.trace
+        if exact.status == "unreachable":
+            return False, None
     check_property = getattr(importlib.import_module("checker.engines"), "check_property",
                              None)
     if check_property is not None:

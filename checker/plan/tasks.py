@@ -121,9 +121,30 @@ def shared_search(system: System, options: Options, proofs: ProofStore | None = 
     known = {p.id: proofs.lookup(system, p) if proofs is not None else None
              for p in system.properties}
     todo = [p for p in system.properties if known[p.id] is None]
-    macro = explore_macro(system, todo, max_states=options.explicit_limit,
-                          max_seconds=options.explicit_seconds)
+    macro = core_verdicts(system, todo, options)
+    if macro is None:
+        macro = explore_macro(system, todo, max_states=options.explicit_limit,
+                              max_seconds=options.explicit_seconds)
     return known, macro
+
+
+def core_verdicts(system: System, props: list[Property], options: Options) -> Verdicts | None:
+    """The shared search's answer from the system's BDD reachability core
+    (`checker.engines.reach.shared_core`): every reachable stable situation is known, so a
+    property is hit (with a shortest event path) or decided by exhaustion. None when the
+    core gave up within its node budget."""
+    from checker.engines.reach import shared_core
+    from checker.interpret import Verdicts
+
+    core = shared_core(system, options.node_budget)
+    if core is None:
+        return None
+    hits = {}
+    for p in props:
+        found = core.check(p)
+        if found.status in ("violated", "reachable") and found.start is not None:
+            hits[p.id] = (found.start, list(found.events))
+    return Verdicts(True, core.stable_count(), hits)
 
 
 def decide_property(system: System, prop: Property, options: Options,

@@ -3,11 +3,13 @@
 `Reach(system, resolution="first" | "any", node_budget=N)` computes the reachable micro
 states and stable situations of a `checker.ir.System` by macro-step breadth-first search
 over canonical stable situations (`core.py`), and `check(prop)` answers a property with a
-shortest, replay-checked trace (`api.py`, `witness.py`). Not wired into `checker.plan`.
+shortest, replay-checked trace (`api.py`, `witness.py`). `shared_core` is the one core per
+system that the check's properties and decision-point queries are answered from.
 """
 
-from .api import Reach, ReachResult, ReachStatus
+from .api import Reach, ReachResult, ReachStatus, shared_core
 from .core import Progress, Resolution
 from .relation import Unsupported
 
-__all__ = ["Progress", "Reach", "ReachResult", "ReachStatus", "Resolution", "Unsupported"]
+__all__ = ["Progress", "Reach", "ReachResult", "ReachStatus", "Resolution", "Unsupported",
+           "shared_core"]

@@ -120,3 +120,28 @@ class Reach:
             return ReachResult(prop.id, status, trace, start, events, k, "replayed")
         trace2 = self._stepper.trace(segments)
         return ReachResult(prop.id, status, trace2, start, events, k, "stepped")
+
+
+_SHARED: dict[tuple[int, int, int, int, str], tuple[System, Reach | None]] = {}
+
+
+def shared_core(system: System, node_budget: int, resolution: Resolution = "first"
+                ) -> Reach | None:
+    """The one reachability core of `system` in this process, computed on first use: None
+    when the system is too large for it (the node budget, a count, stopped the fixpoint)
+    or uses what the core cannot encode. Systems that differ only in their properties (a
+    shard's, a cone's are not: they have other variables) share one core."""
+    from .relation import Unsupported
+
+    key = (id(system.vars), id(system.events), id(system.rules), node_budget, resolution)
+    if key not in _SHARED:
+        core: Reach | None = None
+        if node_budget > 0:
+            try:
+                core = Reach(system, resolution=resolution, node_budget=node_budget)
+                if not core.complete:
+                    core = None
+            except Unsupported:
+                core = None
+        _SHARED[key] = (system, core)     # the system is kept so that its id stays its own
+    return _SHARED[key][1]

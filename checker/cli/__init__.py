@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from checker import __version__
+from checker.cli import text_commands
+from checker.cli.exits import EXIT_FAIL, EXIT_INTERNAL, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE
 from checker.errors import OutputError, SpecError
 from checker.options import Options
 
@@ -27,7 +29,6 @@ if TYPE_CHECKING:
 
 TIMEOUT_S = Options.timeout_ms / 1000     # default per-engine, per-property time limit
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 255
 
 
 class _Parser(argparse.ArgumentParser):
@@ -122,19 +123,19 @@ def main(argv: list[str] | None = None) -> int:
             print(json_schema())
             return EXIT_OK
         if args.command == "explain-code":
-            return _explain_code(args)
+            return text_commands.explain_code(args)
         if args.command == "validate":
-            return _validate(args)
+            return text_commands.validate(args)
         if args.command == "drift":
-            return _drift(args)
+            return text_commands.drift(args)
         if args.command == "baseline":
             return _baseline(args)
         if args.command == "diff":
             return _diff(args)
         if args.command == "export":
-            return _export(args)
+            return text_commands.export(args)
         if args.command == "init":
-            return _init(args)
+            return text_commands.init(args)
         return _check(args)
     except SpecError as exc:
         for d in exc.diagnostics:
@@ -156,50 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
-def _validate(args: argparse.Namespace) -> int:
-    from checker.plan.check import load_all
-    from checker.spec.coverage import coverage
 
-    for r in load_all(args.paths):
-        cov = coverage(r)
-        print(f"{r.id}: valid · {len(r.system.rules)} rules, {len(r.system.constraints)} "
-              f"constraints, {len(r.system.properties)} properties · coverage "
-              f"{cov.formalized} formalized, {cov.informal} informal, {cov.uncovered} uncovered"
-              " · not verified (run 'ruleproof check')")
-    return EXIT_OK
-
-
-def _explain_code(args: argparse.Namespace) -> int:
-    from checker.diagnostics import CODES, explanation
-
-    asked = args.code.strip()
-    by_name = {c.slug: c.code for c in CODES.values()}
-    code = by_name.get(asked.lower(), asked.upper())
-    if code not in CODES:
-        close = _close_codes(code, list(CODES), by_name)
-        hint = f" — did you mean {' or '.join(close)}?" if close else \
-            f" (the codes are {min(CODES)} … {max(CODES)}; see docs/codes.md)"
-        print(f"ruleproof: error[usage]: unknown code {asked!r}{hint}", file=sys.stderr)
-        return EXIT_USAGE
-    print(explanation(code), end="")
-    return EXIT_OK
-
-
-def _close_codes(asked: str, codes: list[str], by_name: dict[str, str]) -> list[str]:
-    """Registered codes one typo away from `asked` (one digit wrong, two digits swapped),
-    else the codes of the closest names."""
-    import difflib
-
-    def near(code: str) -> bool:
-        if len(code) != len(asked):
-            return False
-        diff = [i for i, (a, b) in enumerate(zip(code, asked, strict=True)) if a != b]
-        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
-                                  and code[diff[0]] == asked[diff[1]]
-                                  and code[diff[1]] == asked[diff[0]])
-
-    return [c for c in codes if near(c)] or \
-        [by_name[n] for n in difflib.get_close_matches(asked.lower(), by_name, n=3)]
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -219,83 +177,7 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def _export(args: argparse.Namespace) -> int:
-    from checker.export.promela import to_promela
-    from checker.report.write import write_atomic
-    from checker.spec.load import load_ruleset
 
-    system = load_ruleset(args.spec).system
-    prop = None
-    if args.property is not None:
-        prop = next((p for p in system.properties if p.id == args.property), None)
-        if prop is None:
-            known = ", ".join(p.id for p in system.properties)
-            print(f"ruleproof: error[usage]: no property {args.property!r} in {args.spec} "
-                  f"(known: {known})", file=sys.stderr)
-            return EXIT_USAGE
-    text = to_promela(system, prop)
-    if args.output is None:
-        sys.stdout.write(text)
-    else:
-        write_atomic(args.output, text)
-        print(f"ruleproof: wrote {args.output}; check it with: spin -a {args.output} && "
-              "gcc -DSAFETY -o pan pan.c && ./pan -m1000000", file=sys.stderr)
-    return EXIT_OK
-
-
-def _init(args: argparse.Namespace) -> int:
-    import os
-    import re
-
-    from checker.errors import InternalError
-    from checker.report.write import write_atomic
-    from checker.spec.draft import draft, propose_states, ruleset_id
-    from checker.spec.load import load_ruleset
-    from checker.spec.lower import MAX_SOURCE_BYTES
-    from checker.spec.source import read_text_file
-    from checker.text import SourceText
-
-    ident = args.id if args.id is not None else ruleset_id(args.text)
-    if not re.fullmatch(r"[a-z][a-z0-9_-]*", ident):
-        print(f"ruleproof: error[usage]: --id {ident!r} is not a ruleset id (lower case "
-              "letters, digits, '-' and '_', starting with a letter)", file=sys.stderr)
-        return EXIT_USAGE
-    out: Path = args.output if args.output is not None else Path("spec") / f"{ident}.yaml"
-    if out.exists() and not args.force:
-        print(f"ruleproof: error[usage]: {out} exists; pass --force to overwrite it",
-              file=sys.stderr)
-        return EXIT_USAGE
-    text = read_text_file(args.text, str(args.text), max_bytes=MAX_SOURCE_BYTES)
-    source = SourceText(text, str(args.text))
-    folder = out.resolve().parent
-    ref = Path(os.path.relpath(args.text.resolve(), folder)).as_posix()
-    write_atomic(out, draft(source, ident, ref))
-    try:
-        load_ruleset(out, str(out))
-    except SpecError as exc:       # the draft is ours: a draft that does not load is a bug
-        raise InternalError(f"the draft of {args.text} does not validate: "
-                            f"{exc.diagnostics[0].render()}") from exc
-    states = len(propose_states(source))
-    sentences = sum(1 for s in source.sentences if s.kind != "heading")
-    print(f"wrote {out}: {states} States proposed, {sentences} sentences listed as informal "
-          f"(0 uncovered). Next: replace informal entries with rules, then "
-          f"'ruleproof check {out}'")
-    return EXIT_OK
-
-
-def _drift(args: argparse.Namespace) -> int:
-    from checker.diagnostics import Diagnostic, Location
-    from checker.errata.drift import drift
-
-    result = drift(args.spec, args.source)
-    for d in result.diagnostics:
-        print(d.render())
-    for s in result.uncovered:
-        print(Diagnostic("RP602", f"no spec element cites {s.text!r}",
-                         Location(str(args.source), s.line, 1)).render())
-    print(f"{result.quotes} quotes checked: {len(result.diagnostics)} no longer match, "
-          f"{len(result.uncovered)} sentences of the new text are not accounted for")
-    return EXIT_OK if result.clean else EXIT_FAIL
 
 
 def _check(args: argparse.Namespace) -> int:

@@ -13,7 +13,7 @@ class Options:
     max_depth: int = 40              # BMC bound (event + micro steps)
     explicit_limit: int = 200_000    # explicit search: states before giving up
     explicit_seconds: float = 60.0   # explicit search: time before giving up
-    node_budget: int = 2_000_000     # the BDD reachability core: live nodes before it gives
+    node_budget: int = 500_000       # the BDD reachability core: live nodes before it gives
     #   up on a system (a count; then the Z3 engines and explicit search decide); 0 = off
     jobs: int = 1                    # worker processes (`checker.plan.executors`); 1 = none
     shard: tuple[int, int] = (1, 1)  # (K, N): check only the K-th of N shares of the work

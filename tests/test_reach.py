@@ -184,7 +184,7 @@ def test_the_check_answers_from_the_core_with_the_same_verdicts_as_without() -> 
 
     spec = ROOT / "docs" / "example-mini.yaml"
     runs = [check([spec], Options(use_cache=False, jobs=1, node_budget=budget))
-            for budget in (2_000_000, 0)]
+            for budget in (Options().node_budget, 0)]
     (on,), (off,) = (r.checked for r in runs)
     assert [(p.id, p.status) for p in on.result.properties] == \
         [(p.id, p.status) for p in off.result.properties]

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import TYPE_CHECKING, Any
 
+from checker.engines.reach import shared_core
 from checker.options import Options
 from checker.plan.shards import in_shard, joined, run_scan, scan_items, shard_system
 from checker.plan.tasks import assemble, decide_property, ruleset_cache, shared_search
@@ -90,6 +91,8 @@ def check_parallel(rulesets: list[Ruleset], options: Options,
     _RULESETS[:] = rulesets
     _SYSTEMS[:] = [pending[r].system if r in pending else rulesets[r].system
                    for r in range(len(rulesets))]
+    for r in pending:      # each system's reachability core, once, inherited by every worker
+        shared_core(rulesets[r].system, options.node_budget)
     began = time.perf_counter()
     total = sum(len(p.props) for p in pending.values())
     finished = 0

@@ -56,6 +56,10 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--rlimit", type=int, default=0, help="Z3 resource limit per query "
                    "(repeatable across machines; 0 = none)")
     c.add_argument("--max-depth", type=int, default=40, help="bounded search depth")
+    c.add_argument("--node-budget", type=int, default=Options.node_budget, metavar="N",
+                   help="decision-diagram nodes the exact reachability core may use before a "
+                   "ruleset falls back to the Z3 engines (a count, not a time; 0: never use "
+                   "it); default %(default)s")
     c.add_argument("--explicit-limit", type=int, default=Options.explicit_limit, metavar="N",
                    help="explicit search gives up after N states (default %(default)d)")
     c.add_argument("--jobs", type=int, default=None, metavar="N",
@@ -195,6 +199,7 @@ def _check(args: argparse.Namespace) -> int:
 
     options = Options(timeout_ms=int(args.timeout * 1000), rlimit=args.rlimit,
                       max_depth=args.max_depth, explicit_limit=max(1, args.explicit_limit),
+                      node_budget=max(0, args.node_budget),
                       jobs=max(1, args.jobs if args.jobs is not None else _cores()),
                       use_cache=not args.no_cache, timings=args.timings, shard=args.shard)
     rulesets = load_all(args.paths)  # all input errors surface before any work or write

@@ -109,6 +109,14 @@ def _parser() -> argparse.ArgumentParser:
     i.add_argument("-o", "--output", type=Path, metavar="SPEC",
                    help="the spec file to write (default: spec/ID.yaml)")
     i.add_argument("--force", action="store_true", help="overwrite an existing spec file")
+    q = sub.add_parser("query", help="can a model ever be in a situation where EXPR holds? "
+                       "a shortest trace, or a proof that none is reachable")
+    q.add_argument("spec", type=Path, help="one spec file")
+    q.add_argument("expr", metavar="EXPR", help='a condition, as in a spec: "Prone and Held"')
+    q.add_argument("--node-budget", type=int, default=Options.node_budget, metavar="N",
+                   help="decision-diagram nodes before the Z3 engines answer instead")
+    q.add_argument("--timeout", type=float, default=TIMEOUT_S, metavar="SECONDS",
+                   help="per-engine limit when the Z3 engines answer")
     sub.add_parser("schema", help="print the JSON Schema of spec files")
     x = sub.add_parser("explain-code", help="explain a diagnostic code (RP403): what it "
                        "means, an example, how to fix it")
@@ -138,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
             return _diff(args)
         if args.command == "export":
             return text_commands.export(args)
+        if args.command == "query":
+            return text_commands.query(args)
         if args.command == "init":
             return text_commands.init(args)
         return _check(args)

@@ -1,5 +1,5 @@
-"""The commands that work on one spec or text without a check: `validate`, `init`,
-`drift`, `export`, `explain-code` (`checker.cli.main` dispatches to them)."""
+"""The commands that work on one spec or text without a full check: `validate`, `query`,
+`init`, `drift`, `export`, `explain-code` (`checker.cli.main` dispatches to them)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from checker.cli.exits import EXIT_FAIL, EXIT_OK, EXIT_USAGE
+from checker.cli.exits import EXIT_FAIL, EXIT_OK, EXIT_UNKNOWN, EXIT_USAGE
 from checker.errors import SpecError
 
 
@@ -135,3 +135,36 @@ def drift(args: argparse.Namespace) -> int:
           f"{len(result.uncovered)} sentences of the new text are not accounted for")
     return EXIT_OK if result.clean else EXIT_FAIL
 
+
+
+def query(args: argparse.Namespace) -> int:
+    from checker.options import Options
+    from checker.plan.query import query as ask
+    from checker.report.data import Views
+    from checker.results import RulesetResult
+    from checker.results.run import CheckedRuleset
+    from checker.spec.coverage import coverage
+
+    options = Options(node_budget=max(0, args.node_budget),
+                      timeout_ms=max(1, int(args.timeout * 1000)), use_cache=False)
+    a = ask(args.spec, args.expr, options)
+    asked = f"can {args.expr!r} ever hold?"
+    if a.answer == "unknown":
+        print(f"{asked} unknown: {a.how}. Try a larger --timeout or --node-budget.")
+        return EXIT_UNKNOWN
+    if a.answer == "unreachable":
+        print(f"{asked} no: {a.how}.")
+        return EXIT_OK
+    assert a.trace is not None
+    checked = CheckedRuleset(a.ruleset, RulesetResult(a.ruleset.id), coverage(a.ruleset))
+    story = Views(checked, options).trace(a.trace)
+    assert story is not None
+    n = len(story.steps)
+    print(f"{asked} yes, after {n} step{'s' if n != 1 else ''} ({a.how}):")
+    start = ", ".join(v.text for v in story.initial) or "the starting situation"
+    print(f"  start: {start}")
+    for st in story.steps:
+        changes = ", ".join(c.text for c in st.changes) or "nothing visible changes"
+        rolled = ", ".join(f"{k} {v}" for k, v in st.inputs)
+        print(f"  {st.index}. {st.text}" + (f" [{rolled}]" if rolled else "") + f": {changes}")
+    return EXIT_OK

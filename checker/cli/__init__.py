@@ -134,23 +134,11 @@ def main(argv: list[str] | None = None) -> int:
 
             print(json_schema())
             return EXIT_OK
-        if args.command == "explain-code":
-            return text_commands.explain_code(args)
-        if args.command == "validate":
-            return text_commands.validate(args)
-        if args.command == "drift":
-            return text_commands.drift(args)
-        if args.command == "baseline":
-            return _baseline(args)
-        if args.command == "diff":
-            return _diff(args)
-        if args.command == "export":
-            return text_commands.export(args)
-        if args.command == "query":
-            return text_commands.query(args)
-        if args.command == "init":
-            return text_commands.init(args)
-        return _check(args)
+        commands = {"explain-code": text_commands.explain_code,
+                    "validate": text_commands.validate, "drift": text_commands.drift,
+                    "export": text_commands.export, "query": text_commands.query,
+                    "init": text_commands.init, "baseline": _baseline, "diff": _diff}
+        return commands.get(args.command, _check)(args)
     except SpecError as exc:
         for d in exc.diagnostics:
             print(d.render(), file=sys.stderr)

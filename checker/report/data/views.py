@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from checker.diagnostics import CODES
+from checker.diagnostics import CODES, Location
 from checker.report.wording import KIND_TITLES
 from checker.results import FINDING_KINDS, REACHABLE_KINDS, Status
 
@@ -20,14 +20,7 @@ def _kind_order(kinds: list[str]) -> list[str]:
 
 # ============================================================================ the view-model
 
-@dataclass(frozen=True)
-class Where:
-    file: str
-    line: int
-    col: int
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
+Where = Location          # a place in a spec file or rulebook text: file:line:col
 
 
 @dataclass(frozen=True)

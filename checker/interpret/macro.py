@@ -22,6 +22,7 @@ class Verdicts:
     complete: bool                      # every reachable stable state was visited
     macro_states: int
     hits: dict[str, tuple[State, list[tuple[str, tuple[int, ...]]]]]   # prop id → witness
+    symbolic: bool = False              # visited as one set (decision diagrams), not one by one
 
 
 def explore_macro(system: System, props: Sequence[Property], *,

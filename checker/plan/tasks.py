@@ -92,13 +92,14 @@ def check_properties(system: System, options: Options, proofs: ProofStore | None
 
     A proof kept in `proofs` for an unchanged cone of influence is reused
     (`checker.plan.store.ConeStore`).
-    One shared explicit search over macro steps (`interpret.explore_macro`) runs for the
-    rest: it finds every counterexample and witness it can reach, shortest in events, each
-    replayed by the reference interpreter. What it leaves open goes to the symbolic engines
-    (`engines.check_property`: induction, Houdini, Spacer, BMC). An invariant the search
-    could not break is still proved symbolically first (1-induction, then Houdini); only
-    when those do not close it and the search was exhaustive is the exhaustive search
-    itself the proof (method "explicit"). UNKNOWN stays UNKNOWN.
+    One shared search over macro steps runs for the rest: the system's exact reachability
+    core (decision diagrams, `shared_core`) when it fits its node budget, else the explicit
+    search (`interpret.explore_macro`). It finds every counterexample and witness, shortest
+    in events, each replayed by the reference interpreter. What it leaves open goes to the
+    symbolic engines (`engines.check_property`: induction, Houdini, Spacer, BMC). An
+    invariant the search could not break is still proved by 1-induction when that closes it
+    (and by Houdini, after an explicit search); otherwise, when the search was exhaustive,
+    the exhaustive search itself is the proof (method "explicit"). UNKNOWN stays UNKNOWN.
     """
     known, macro = shared_search(system, options, proofs)
     results: list[PropertyResult] = []
@@ -144,7 +145,7 @@ def core_verdicts(system: System, props: list[Property], options: Options) -> Ve
         found = core.check(p)
         if found.status in ("violated", "reachable") and found.start is not None:
             hits[p.id] = (found.start, list(found.events))
-    return Verdicts(True, core.stable_count(), hits)
+    return Verdicts(True, core.stable_count(), hits, symbolic=True)
 
 
 def decide_property(system: System, prop: Property, options: Options,
@@ -171,21 +172,26 @@ def decide_property(system: System, prop: Property, options: Options,
                                 Method.EXPLICIT, "", trace, prop.states, prop.source,
                                 prop.text)
     elif macro.complete and not reach:
+        # every reachable situation is known and none breaks it: that is the proof; an
+        # induction proof is still preferred when one is cheap (1-induction; Houdini only
+        # when the explicit search, not the decision diagrams, enumerated them)
         outcome = induction.one_induction(system, prop, options)
-        if outcome.kind is not Kind.UNREACHABLE:
+        if outcome.kind is not Kind.UNREACHABLE and not macro.symbolic:
             outcome = induction.houdini(system, prop, options)
         if outcome.kind is Kind.UNREACHABLE:
             result = to_result(prop, outcome)
         else:
             result = PropertyResult(
                 prop.id, prop.kind, Status.PROVED, Method.EXPLICIT,
-                f"exhaustive search of all {macro.macro_states} reachable situations",
+                f"exhaustive search of all {macro.macro_states} reachable situations"
+                + (" (decision diagrams)" if macro.symbolic else ""),
                 None, prop.states, prop.source, prop.text)
     elif macro.complete:
         result = PropertyResult(
             prop.id, prop.kind, Status.VIOLATED, Method.EXPLICIT,
             f"never reachable: exhaustive search of all {macro.macro_states} reachable "
-            "situations", None, prop.states, prop.source, prop.text)
+            "situations" + (" (decision diagrams)" if macro.symbolic else ""),
+            None, prop.states, prop.source, prop.text)
     else:
         result = engines.check_property(system, prop, options, store=proofs)
     if options.timings:

@@ -94,7 +94,7 @@ def test_cli_init_writes_a_valid_draft_and_never_overwrites(tmp_path: Path) -> N
     assert out.stdout.startswith(f"wrote {Path('spec') / 'noctvale-conditions.yaml'}: 8 States")
     first = spec.read_text(encoding="utf-8")
     valid = _cli("validate", str(spec), cwd=tmp_path)
-    assert valid.returncode == 0 and "0 uncovered" in valid.stdout
+    assert valid.returncode == 0 and "uncovered 0 ·" in valid.stdout
     again = _cli("init", str(text), cwd=tmp_path)
     assert again.returncode == 2 and "pass --force" in again.stderr
     assert spec.read_text(encoding="utf-8") == first

@@ -174,7 +174,8 @@ def test_terminal_summary_and_diagnostic_lines(data: ReportData) -> None:
     out = render_terminal(data, io.StringIO())
     lines = out.splitlines()
     assert lines[0].startswith("demo     25 properties: 21 proved, 3 violated, 1 unknown · "
-                               "4 findings (1 resolved by the text) · coverage 7%")
+                               "4 findings (1 resolved by the text) · formalized 10 · informal 1 · "
+                               "uncovered 126")
     assert ("tests/fixtures/report/demo.yaml:81:5: error[RP501]: violated: 'always hp >= 1' — "
             "after 2 steps: hp 1 → 0, becomes Crouched, becomes Incapacitated") in lines
     assert any(re.match(r"^tests/fixtures/report/demo\.yaml:\d+:\d+: warning\[RP502\]: "

@@ -18,8 +18,8 @@ def validate(args: argparse.Namespace) -> int:
     for r in load_all(args.paths):
         cov = coverage(r)
         print(f"{r.id}: valid · {len(r.system.rules)} rules, {len(r.system.constraints)} "
-              f"constraints, {len(r.system.properties)} properties · coverage "
-              f"{cov.formalized} formalized, {cov.informal} informal, {cov.uncovered} uncovered"
+              f"constraints, {len(r.system.properties)} properties · "
+              f"formalized {cov.formalized} · informal {cov.informal} · uncovered {cov.uncovered}"
               " · not verified (run 'ruleproof check')")
     return EXIT_OK
 

@@ -108,7 +108,8 @@ class TerminalReporter:
                  STYLES["bad"] if c.findings else "")
         if c.resolved:
             t.append(f" ({c.resolved} resolved by the text)")
-        t.append(f" · coverage {r.coverage.percent:.0f}%")
+        c = r.coverage
+        t.append(f" · formalized {c.formalized} · informal {c.informal} · uncovered {c.uncovered}")
         if r.seconds is not None:
             t.append(f" · {r.seconds:.2f} s", "dim")
         return t

@@ -23,6 +23,12 @@ if TYPE_CHECKING:
     from checker.interpret import Verdicts
 
 
+# Z3 resource units for the optional 1-induction proof of an invariant the exhaustive search
+# already proved: a count, so whether the induction proof is found (and so which method a
+# report names) is the same on every machine; the wall-clock timeout is only a safety net
+INDUCTION_RLIMIT = 20_000_000
+
+
 def check_ruleset(ruleset: Ruleset, options: Options,
                   progress: Progress | None = None) -> CheckedRuleset:
     """Check one ruleset; an unchanged ruleset is answered from the cache without solving."""
@@ -175,7 +181,8 @@ def decide_property(system: System, prop: Property, options: Options,
         # every reachable situation is known and none breaks it: that is the proof; an
         # induction proof is still preferred when one is cheap (1-induction; Houdini only
         # when the explicit search, not the decision diagrams, enumerated them)
-        outcome = induction.one_induction(system, prop, options)
+        counted = replace(options, rlimit=options.rlimit or INDUCTION_RLIMIT)
+        outcome = induction.one_induction(system, prop, counted)
         if outcome.kind is not Kind.UNREACHABLE and not macro.symbolic:
             outcome = induction.houdini(system, prop, options)
         if outcome.kind is Kind.UNREACHABLE:

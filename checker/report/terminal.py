@@ -108,8 +108,9 @@ class TerminalReporter:
                  STYLES["bad"] if c.findings else "")
         if c.resolved:
             t.append(f" ({c.resolved} resolved by the text)")
-        c = r.coverage
-        t.append(f" · formalized {c.formalized} · informal {c.informal} · uncovered {c.uncovered}")
+        cov = r.coverage
+        t.append(f" · formalized {cov.formalized} · informal {cov.informal} · "
+                 f"uncovered {cov.uncovered}")
         if r.seconds is not None:
             t.append(f" · {r.seconds:.2f} s", "dim")
         return t

@@ -180,7 +180,10 @@ def test_diff_eldfall_heal_clears_dead(capsys: pytest.CaptureFixture[str]) -> No
     # another Wound (to 0 HP) while Incapacitated (dead-keeps-incapacitated, dead-no-hp hold);
     # Dead stays reachable and every rule can still fire.
     assert _verdicts(data) == {("eldfall", "dead-terminal", "proved", "violated")}
-    assert data["findings"] == []
+    # and the state machine now has an edge out of the terminal State Dead: the new event
+    assert [(f["change"], f["finding"]["kind"], f["finding"]["rules"], f["finding"]["states"])
+            for f in data["findings"]] == [("new", "leaves-terminal", ["heal-clears-dead"],
+                                            ["Dead"])]
     assert _elements(data) == {("events", "heal-clears-dead", "added")}
     trace = data["verdicts"][0]["trace"]
     # shortest: Incapacitated (a Wound to 0 HP, or an effect), another Wound → Dead, the heal

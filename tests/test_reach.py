@@ -70,10 +70,18 @@ def test_node_budget_is_counted() -> None:
     assert "too-large" in statuses and "proved" not in statuses
 
 
-def test_layer_budget() -> None:
-    core = Reach(_seed("noctvale"), layer_budget=2)
-    assert not core.run().complete
-    assert core.run().layers == 2
+def test_layer_budget_then_exact_chaining() -> None:
+    """Stopped after 2 layers, the chained fixpoint still gives the exact sets: the same
+    counts and verdicts as the complete layered search (traces only where layers meet)."""
+    system = _seed("noctvale")
+    core = Reach(system, layer_budget=2)
+    assert not core.run().complete and core.run().layers == 2
+    assert core.reachable_count() == 124_896 and core.stable_count() == 43_560
+    full = Reach(system)
+    for prop in system.properties:
+        partial, exact = core.check(prop), full.check(prop)
+        assert partial.status == exact.status, prop.id
+        assert (partial.trace is not None) == (exact.layer is not None and exact.layer < 2)
 
 
 # ------------------------------------------------------------------ resolution="first"

@@ -7,8 +7,10 @@ question) and answers every property against them:
   every micro state for `at="all"`) violates `expr`, else "violated" with a shortest
   counterexample;
 - `mode="reachable"`: "reachable" with a shortest witness, else "unreachable";
-- "too-large" when a counted budget stopped the search before the fixpoint and the layers
-  explored do not meet the query (the product falls back to the Z3 engines).
+- when a counted budget stops the layered search first, the exact chained fixpoint
+  (`Core.saturate`) decides the query: "proved" / "unreachable", or "violated" /
+  "reachable" *without a trace* (`trace is None`, `reason` says why); "too-large" only
+  when that also exceeds the node budget (the product falls back to the Z3 engines).
 
 Every trace is checked step by step (`witness.Stepper`); with `resolution="first"` it is
 also replayed by the reference interpreter (`checker.interpret.replay`), which raises on a
@@ -95,9 +97,17 @@ class Reach:
         holds = comp.boolean(prop.expr)
         target = holds if prop.mode == "reachable" else ~holds
         k = first_layer(self.core, target, prop.at)
-        if k is None:
-            if not progress.complete:
+        if k is None and not progress.complete:
+            sat = self.core.saturate()
+            if sat is None:
                 return ReachResult(prop.id, "too-large", reason=progress.reason)
+            reached = sat.micro if prop.at == "all" else sat.stable
+            if reached & target != self.core.enc.bdd.false:
+                status: ReachStatus = "violated" if prop.mode == "invariant" else "reachable"
+                return ReachResult(prop.id, status, reason="no shortest trace within the "
+                                   f"budget ({progress.reason}); the exact chained fixpoint "
+                                   "meets the target")
+        if k is None:
             return ReachResult(prop.id, "proved" if prop.mode == "invariant" else "unreachable")
         segments = walk_back(self.core, k, target, prop.at)
         return self._found(prop, k, segments)

@@ -20,6 +20,13 @@ Layer 0 resolves the initial states the same way. The rings are kept, so the fir
 meeting a query gives a counterexample that is shortest in events by construction
 (`witness.py` walks back through the rings).
 
+When the layered search stops at a budget, `saturate` computes the same sets exactly by
+*chaining* (each event's image, resolved, is added to the set before the next event is
+applied, sweeps until nothing changes; Roig, Cortadella and Pastor, "Verification of
+asynchronous circuits by BDD-based model checking of Petri nets", 1995). It converges in
+far fewer sweeps than breadth-first layers (Bushido: 14 sweeps), keeps no rings, and so
+answers "proved" / "unreachable" exactly, but gives no shortest traces.
+
 Budgets are counted, never timed: live BDD nodes in the manager (checked after every
 micro ring) and macro layers. Exceeding one stops the search with `complete = False`; a
 query is then answered only if the layers explored already meet it, else "too-large".
@@ -74,6 +81,17 @@ class Layer:
 
 
 @dataclass
+class Saturated:
+    """The exact sets from the chained fixpoint (`Core.saturate`), when it converged."""
+
+    stable_canon: Node     # ⋃ C
+    stable: Node           # every reachable stable state, bookkeeping included
+    micro: Node            # every reachable micro state
+    stuck: Node
+    sweeps: int
+
+
+@dataclass
 class Progress:
     complete: bool = False
     layers: int = 0
@@ -105,6 +123,7 @@ class Core:
         self.visited: Node = bdd.false      # ⋃ C[k]
         self.all_micro: Node = bdd.false    # ⋃ M[k]
         self.all_stuck: Node = bdd.false
+        self.saturated: Saturated | None = None
 
     # ------------------------------------------------------------------ the fixpoint
     def canon(self, s: Node) -> Node:
@@ -130,8 +149,8 @@ class Core:
             if not self._within_budget():
                 return rings, False
 
-    def _within_budget(self) -> bool:
-        n = self.enc.nodes()
+    def _within_budget(self, base: int = 0) -> bool:
+        n = self.enc.nodes() - base
         self.progress.peak_nodes = max(self.progress.peak_nodes, n)
         if n > self.node_budget:
             self.progress.reason = f"node budget {self.node_budget:,} exceeded ({n:,} live)"
@@ -177,20 +196,58 @@ class Core:
                 return self.progress
             start = self.rel.event_image(new)
 
+    def saturate(self, sweep_budget: int = 1_000) -> Saturated | None:
+        """The exact reachable sets by chaining (module docstring); None if the node or
+        sweep budget ran out. Counted by the same node budget as `run`."""
+        if self.saturated is not None:
+            return self.saturated
+        bdd = self.enc.bdd
+        canon, stable, micro, stuck = bdd.false, bdd.false, bdd.false, bdd.false
+        base = self.enc.nodes()      # the layers kept from `run` do not count again
+
+        def settle(start: Node) -> bool:
+            nonlocal canon, stable, micro, stuck
+            rings, _ = self.resolve(start, counted=False)
+            for ring in rings:
+                micro |= ring
+                stable |= ring & self.rel.stable
+                stuck |= ring & self.stuck_test
+            canon = self.canon(stable)
+            return self._within_budget(base)
+
+        if not settle(self.enc.initial()):
+            return None
+        for sweep in range(1, sweep_budget + 1):
+            before = canon
+            for r in self.rel.events:
+                if not settle(self.rel.image(r, canon)):
+                    return None
+            if canon == before:
+                self.saturated = Saturated(canon, stable, micro, stuck, sweep)
+                return self.saturated
+        self.progress.reason += f"; sweep budget {sweep_budget} reached"
+        return None
+
     # ------------------------------------------------------------------ counts
     def stable_count_of(self, canonical: Node) -> int:
         return self.enc.count(canonical, len(self.enc.all_cur) - len(self.forget_bits))
 
     def stable_count(self) -> int:
         """Canonical stable situations reached (bookkeeping and inputs forgotten)."""
-        self.run()
+        if not self.run().complete and self.saturate() is not None:
+            assert self.saturated is not None
+            return self.stable_count_of(self.saturated.stable_canon)
         return self.stable_count_of(self.visited)
 
     def reachable_count(self) -> int:
         """Micro states reached (bookkeeping and inputs included, stable or not)."""
-        self.run()
+        if not self.run().complete and self.saturate() is not None:
+            assert self.saturated is not None
+            return self.enc.count(self.saturated.micro)
         return self.enc.count(self.all_micro)
 
     def stuck_count(self) -> int:
-        self.run()
+        if not self.run().complete and self.saturate() is not None:
+            assert self.saturated is not None
+            return self.enc.count(self.saturated.stuck)
         return self.enc.count(self.all_stuck)

@@ -12,7 +12,10 @@ class Options:
     seed: int = 0                    # solver seeds
     max_depth: int = 40              # BMC bound (event + micro steps)
     explicit_limit: int = 200_000    # explicit search: states before giving up
-    explicit_seconds: float = 60.0   # explicit search: time before giving up
+    search_states: int = 10_000      # the shared search over macro steps, for a system the
+    #   reachability core cannot take: situations before it stops (a count, so the traces
+    #   it finds are the same on every machine; what it leaves goes to the Z3 engines)
+    explicit_seconds: float = 600.0  # that search's wall-clock safety net only
     node_budget: int = 500_000       # the BDD reachability core: live nodes before it gives
     #   up on a system (a count; then the Z3 engines and explicit search decide); 0 = off
     jobs: int = 1                    # worker processes (`checker.plan.executors`); 1 = none

@@ -130,7 +130,8 @@ def shared_search(system: System, options: Options, proofs: ProofStore | None = 
     todo = [p for p in system.properties if known[p.id] is None]
     macro = core_verdicts(system, todo, options)
     if macro is None:
-        macro = explore_macro(system, todo, max_states=options.explicit_limit,
+        macro = explore_macro(system, todo,
+                              max_states=min(options.explicit_limit, options.search_states),
                               max_seconds=options.explicit_seconds)
     return known, macro
 

@@ -228,26 +228,28 @@ class Core:
         self.progress.reason += f"; sweep budget {sweep_budget} reached"
         return None
 
+    def saturated_counts(self) -> tuple[int, int, int] | None:
+        """(micro, stable, stuck) counts of the chained fixpoint, None over budget."""
+        sat = self.saturate()
+        if sat is None:
+            return None
+        return (self.enc.count(sat.micro), self.stable_count_of(sat.stable_canon),
+                self.enc.count(sat.stuck))
+
     # ------------------------------------------------------------------ counts
     def stable_count_of(self, canonical: Node) -> int:
         return self.enc.count(canonical, len(self.enc.all_cur) - len(self.forget_bits))
 
     def stable_count(self) -> int:
         """Canonical stable situations reached (bookkeeping and inputs forgotten)."""
-        if not self.run().complete and self.saturate() is not None:
-            assert self.saturated is not None
-            return self.stable_count_of(self.saturated.stable_canon)
+        self.run()
         return self.stable_count_of(self.visited)
 
     def reachable_count(self) -> int:
         """Micro states reached (bookkeeping and inputs included, stable or not)."""
-        if not self.run().complete and self.saturate() is not None:
-            assert self.saturated is not None
-            return self.enc.count(self.saturated.micro)
+        self.run()
         return self.enc.count(self.all_micro)
 
     def stuck_count(self) -> int:
-        if not self.run().complete and self.saturate() is not None:
-            assert self.saturated is not None
-            return self.enc.count(self.saturated.stuck)
+        self.run()
         return self.enc.count(self.all_stuck)

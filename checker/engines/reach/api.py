@@ -62,7 +62,7 @@ class Reach:
 
     def exact(self) -> Core | None:
         """When the layered search stopped at a budget: a second core, in a fresh manager
-        (the first one's kept layers slow CUDD down ~10x on Bushido), with the exact sets of
+        (not burdened with the first one's kept layers), with the exact sets of
         the chained fixpoint; None when the layers completed or chaining is over budget."""
         if self.run().complete:
             return None

@@ -6,7 +6,8 @@
 
 Each (seed, resolution) runs in its own subprocess so that peak RSS is its own. Reported:
 encode time (manager, order, relations), reachability time, layers, reachable micro states,
-stable situations, stuck states, live BDD nodes after the fixpoint and at peak, node count
+stable situations, stuck states (and, when a budget stops the layers, the same
+from the exact chained fixpoint), live BDD nodes after the fixpoint and at peak, node count
 of the reachable set, per-property query time (median / max) and the verdicts, total time.
 A run that stops at a budget says how far it got (layers, situations, nodes per layer).
 """
@@ -53,6 +54,19 @@ def measure(seed: str, resolution: str, node_budget: int, layer_budget: int, reo
         "set_nodes": core.core.all_micro.dag_size,
         "history": progress.history,
     }
+    if not progress.complete:
+        s0 = time.perf_counter()
+        exact = core.exact()
+        sat = exact.saturated if exact is not None else None
+        out["saturate_s"] = round(time.perf_counter() - s0, 3)
+        out["saturated"] = sat is not None
+        if exact is not None and sat is not None:
+            enc = exact.enc
+            out.update(sat_sweeps=sat.sweeps, sat_reachable=enc.count(sat.micro),
+                       sat_stable=exact.stable_count_of(sat.stable_canon),
+                       sat_stuck=enc.count(sat.stuck), sat_set_nodes=sat.micro.dag_size,
+                       sat_stable_nodes=sat.stable_canon.dag_size,
+                       sat_live_nodes=enc.nodes())
     times: list[float] = []
     verdicts: Counter[str] = Counter()
     if queries:
@@ -114,6 +128,14 @@ def report(r: dict[str, Any]) -> None:
           f"stuck {r['stuck']:,}")
     print(f"  BDD nodes: live {r['live_nodes']:,}, peak {r['peak_nodes']:,}, "
           f"reachable set {r['set_nodes']:,}")
+    if r.get("saturated"):
+        print(f"  chained fixpoint: {r['sat_sweeps']} sweeps in {r['saturate_s']} s: "
+              f"reachable micro {r['sat_reachable']:,}, stable situations "
+              f"{r['sat_stable']:,}, stuck {r['sat_stuck']:,}; set nodes micro "
+              f"{r['sat_set_nodes']:,} / stable {r['sat_stable_nodes']:,}, live "
+              f"{r['sat_live_nodes']:,}")
+    elif "saturated" in r:
+        print(f"  chained fixpoint: over budget after {r['saturate_s']} s")
     if r["queries"]:
         print(f"  {r['queries']} queries: median {r['query_median_s']} s, "
               f"max {r['query_max_s']} s; {r['verdicts']}")

@@ -57,6 +57,21 @@ class Reach:
         self.core = Core(system, resolution=resolution, node_budget=node_budget,
                          layer_budget=layer_budget, reorder=reorder)
         self._stepper: Stepper | None = None
+        self._exact: Core | None = None
+        self._args = (node_budget, layer_budget, reorder)
+
+    def exact(self) -> Core | None:
+        """When the layered search stopped at a budget: a second core, in a fresh manager
+        (not burdened with the first one's kept layers), with the exact sets of
+        the chained fixpoint; None when the layers completed or chaining is over budget."""
+        if self.run().complete:
+            return None
+        if self._exact is None:
+            node_budget, layer_budget, reorder = self._args
+            self._exact = Core(self.system, resolution=self.resolution,
+                               node_budget=node_budget, layer_budget=layer_budget,
+                               reorder=reorder)
+        return self._exact if self._exact.saturate() is not None else None
 
     # ------------------------------------------------------------------ the sets
     def run(self) -> Progress:
@@ -67,14 +82,20 @@ class Reach:
         return self.run().complete
 
     def reachable_count(self) -> int:
-        return self.core.reachable_count()
+        exact = self.exact()
+        counts = exact.saturated_counts() if exact is not None else None
+        return counts[0] if counts is not None else self.core.reachable_count()
 
     def stable_count(self) -> int:
-        return self.core.stable_count()
+        exact = self.exact()
+        counts = exact.saturated_counts() if exact is not None else None
+        return counts[1] if counts is not None else self.core.stable_count()
 
     def stuck_count(self) -> int:
         """Reachable stuck states (a resolution at `res_bound` still unstable)."""
-        return self.core.stuck_count()
+        exact = self.exact()
+        counts = exact.saturated_counts() if exact is not None else None
+        return counts[2] if counts is not None else self.core.stuck_count()
 
     def stuck_states(self, limit: int = 10) -> list[State]:
         self.run()
@@ -98,11 +119,14 @@ class Reach:
         target = holds if prop.mode == "reachable" else ~holds
         k = first_layer(self.core, target, prop.at)
         if k is None and not progress.complete:
-            sat = self.core.saturate()
-            if sat is None:
+            exact = self.exact()
+            if exact is None or exact.saturated is None:
                 return ReachResult(prop.id, "too-large", reason=progress.reason)
+            sat = exact.saturated
+            there = exact.enc.compiler().boolean(prop.expr)
+            there = there if prop.mode == "reachable" else ~there
             reached = sat.micro if prop.at == "all" else sat.stable
-            if reached & target != self.core.enc.bdd.false:
+            if reached & there != exact.enc.bdd.false:
                 status: ReachStatus = "violated" if prop.mode == "invariant" else "reachable"
                 return ReachResult(prop.id, status, reason="no shortest trace within the "
                                    f"budget ({progress.reason}); the exact chained fixpoint "

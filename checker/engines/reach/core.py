@@ -85,8 +85,8 @@ class Saturated:
     """The exact sets from the chained fixpoint (`Core.saturate`), when it converged."""
 
     stable_canon: Node     # ⋃ C
-    stable: Node           # every reachable stable state, bookkeeping included
     micro: Node            # every reachable micro state
+    stable: Node           # every reachable stable state, bookkeeping included
     stuck: Node
     sweeps: int
 
@@ -202,17 +202,15 @@ class Core:
         if self.saturated is not None:
             return self.saturated
         bdd = self.enc.bdd
-        canon, stable, micro, stuck = bdd.false, bdd.false, bdd.false, bdd.false
+        canon, micro = bdd.false, bdd.false
         base = self.enc.nodes()      # the layers kept from `run` do not count again
 
         def settle(start: Node) -> bool:
-            nonlocal canon, stable, micro, stuck
+            nonlocal canon, micro
             rings, _ = self.resolve(start, counted=False)
             for ring in rings:
                 micro |= ring
-                stable |= ring & self.rel.stable
-                stuck |= ring & self.stuck_test
-            canon = self.canon(stable)
+                canon |= self.canon(ring & self.rel.stable)
             return self._within_budget(base)
 
         if not settle(self.enc.initial()):
@@ -222,11 +220,20 @@ class Core:
             for r in self.rel.events:
                 if not settle(self.rel.image(r, canon)):
                     return None
-            if canon == before:
-                self.saturated = Saturated(canon, stable, micro, stuck, sweep)
+            if canon == before:     # stable and stuck states are micro states: split once
+                self.saturated = Saturated(canon, micro, micro & self.rel.stable,
+                                           micro & self.stuck_test, sweep)
                 return self.saturated
         self.progress.reason += f"; sweep budget {sweep_budget} reached"
         return None
+
+    def saturated_counts(self) -> tuple[int, int, int] | None:
+        """(micro, stable, stuck) counts of the chained fixpoint, None over budget."""
+        sat = self.saturate()
+        if sat is None:
+            return None
+        return (self.enc.count(sat.micro), self.stable_count_of(sat.stable_canon),
+                self.enc.count(sat.stuck))
 
     # ------------------------------------------------------------------ counts
     def stable_count_of(self, canonical: Node) -> int:
@@ -234,20 +241,14 @@ class Core:
 
     def stable_count(self) -> int:
         """Canonical stable situations reached (bookkeeping and inputs forgotten)."""
-        if not self.run().complete and self.saturate() is not None:
-            assert self.saturated is not None
-            return self.stable_count_of(self.saturated.stable_canon)
+        self.run()
         return self.stable_count_of(self.visited)
 
     def reachable_count(self) -> int:
         """Micro states reached (bookkeeping and inputs included, stable or not)."""
-        if not self.run().complete and self.saturate() is not None:
-            assert self.saturated is not None
-            return self.enc.count(self.saturated.micro)
+        self.run()
         return self.enc.count(self.all_micro)
 
     def stuck_count(self) -> int:
-        if not self.run().complete and self.saturate() is not None:
-            assert self.saturated is not None
-            return self.enc.count(self.saturated.stuck)
+        self.run()
         return self.enc.count(self.all_stuck)

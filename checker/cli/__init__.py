@@ -74,6 +74,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--strict", action="store_true",
                    help="also fail on warnings (dead rules, unreachable States, ...)")
     c.add_argument("--no-color", action="store_true", help="plain terminal output")
+    c.add_argument("--watch", action="store_true",
+                   help="re-check on every save of a spec or rulebook file, printing only "
+                   "what changed (Ctrl-C stops)")
     c.add_argument("--baseline", type=Path, metavar="FILE",
                    help="accepted findings: fail only on findings not listed in FILE")
     b = sub.add_parser("baseline", help="write the current findings as the accepted baseline")
@@ -185,6 +188,8 @@ def _cores() -> int:
 def _check(args: argparse.Namespace) -> int:
     color = not args.no_color and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     key = None
+    if args.watch:
+        return _watch(args)
     if not args.no_cache and not args.timings:
         key = _run_key(args, color)
         from checker.plan.store import replay_run
@@ -195,11 +200,7 @@ def _check(args: argparse.Namespace) -> int:
             return hit[1]
     from checker.plan.check import check, load_all
 
-    options = Options(timeout_ms=int(args.timeout * 1000), rlimit=args.rlimit,
-                      max_depth=args.max_depth, explicit_limit=max(1, args.explicit_limit),
-                      node_budget=max(0, args.node_budget),
-                      jobs=max(1, args.jobs if args.jobs is not None else _cores()),
-                      use_cache=not args.no_cache, timings=args.timings, shard=args.shard)
+    options = _options(args)
     rulesets = load_all(args.paths)  # all input errors surface before any work or write
     accepted = None
     if args.baseline is not None:   # a bad baseline is bad input too: before any work
@@ -236,6 +237,33 @@ def _check(args: argparse.Namespace) -> int:
         record_run(key, read + ([args.baseline] if args.baseline else []), wrote,
                    "".join(tee.parts), code)
     return code
+
+
+def _options(args: argparse.Namespace) -> Options:
+    return Options(timeout_ms=int(args.timeout * 1000), rlimit=args.rlimit,
+                   max_depth=args.max_depth, explicit_limit=max(1, args.explicit_limit),
+                   node_budget=max(0, args.node_budget),
+                   jobs=max(1, args.jobs if args.jobs is not None else _cores()),
+                   use_cache=not args.no_cache, timings=args.timings, shard=args.shard)
+
+
+def _watch(args: argparse.Namespace) -> int:
+    from checker.cli.watch import watch
+    from checker.plan.check import check, load_all
+    from checker.report import render_all
+    from checker.report.render import Outputs
+    from checker.results.run import Run
+
+    options = _options(args)
+    outputs = Outputs(html=args.html, json=args.json, sarif=args.sarif, junit=args.junit,
+                      accepted=frozenset())
+
+    def check_and_write() -> Run:
+        run = check(args.paths, options, rulesets=load_all(args.paths))
+        render_all(run, options, outputs, color=False)
+        return run
+
+    return watch(args, check_and_write)
 
 
 def _run_key(args: argparse.Namespace, color: bool) -> str:

@@ -91,13 +91,16 @@ def propose_states(source: SourceText) -> list[ProposedState]:
 
 
 def _quote(source: SourceText, s: Sentence) -> str:
-    """The YAML `cite` of sentence `s`: its text, with `occurrence` when the same words
-    occur more than once in the text."""
-    text = json.dumps(s.text, ensure_ascii=False)
-    matches = source.find(s.text)
+    """The YAML `cite` of sentence `s`: its text without a bullet mark (layout, not rule),
+    with `occurrence` when the same words occur more than once in the text."""
+    mark = re.match(r"^[•*\-]\s+", s.text)
+    body = s.text[mark.end():] if mark else s.text
+    start = s.start + (mark.end() if mark else 0)
+    text = json.dumps(body, ensure_ascii=False)
+    matches = source.find(body)
     if len(matches) <= 1:
         return text
-    nth = next(i for i, m in enumerate(matches, start=1) if m.start == s.start)
+    nth = next(i for i, m in enumerate(matches, start=1) if m.start == start)
     return f"{{quote: {text}, occurrence: {nth}}}"
 
 
@@ -107,7 +110,6 @@ def draft(source: SourceText, ident: str, source_ref: str, title: str = "") -> s
     headings = [s for s in source.sentences if s.kind == "heading"]
     title = title or (headings[0].text.strip() if headings else ident)
     out = [
-        "# yaml-language-server: $schema=../docs/spec.schema.json",
         f"# Drafted by `ruleproof init` from {source_ref}: every sentence is listed under",
         "# informal; replace each entry with the rule, State or property it states.",
         f"ruleset: {ident}",

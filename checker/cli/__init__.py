@@ -120,6 +120,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="decision-diagram nodes before the Z3 engines answer instead")
     q.add_argument("--timeout", type=float, default=TIMEOUT_S, metavar="SECONDS",
                    help="per-engine limit when the Z3 engines answer")
+    sub.add_parser("lsp", help="run the language server for spec files (over stdin/stdout; "
+                   "see docs/editors.md)")
     sub.add_parser("schema", help="print the JSON Schema of spec files")
     x = sub.add_parser("explain-code", help="explain a diagnostic code (RP403): what it "
                        "means, an example, how to fix it")
@@ -140,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
         commands = {"explain-code": text_commands.explain_code,
                     "validate": text_commands.validate, "drift": text_commands.drift,
                     "export": text_commands.export, "query": text_commands.query,
-                    "init": text_commands.init, "baseline": _baseline, "diff": _diff}
+                    "init": text_commands.init, "baseline": _baseline, "diff": _diff,
+                    "lsp": _lsp}
         return commands.get(args.command, _check)(args)
     except SpecError as exc:
         for d in exc.diagnostics:
@@ -237,6 +240,11 @@ def _check(args: argparse.Namespace) -> int:
         record_run(key, read + ([args.baseline] if args.baseline else []), wrote,
                    "".join(tee.parts), code)
     return code
+
+
+def _lsp(args: argparse.Namespace) -> int:
+    from checker.cli.lsp import serve
+    return serve(args)
 
 
 def _options(args: argparse.Namespace) -> Options:

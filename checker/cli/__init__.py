@@ -120,6 +120,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="decision-diagram nodes before the Z3 engines answer instead")
     q.add_argument("--timeout", type=float, default=TIMEOUT_S, metavar="SECONDS",
                    help="per-engine limit when the Z3 engines answer")
+    ex = sub.add_parser("explain", help="print a finding's card (or a property's verdict) "
+                        "by its fingerprint, as the JSON and SARIF reports give it")
+    ex.add_argument("fingerprint", metavar="FINGERPRINT")
+    ex.add_argument("paths", nargs="*", type=Path, default=[Path("spec")])
     sub.add_parser("lsp", help="run the language server for spec files (over stdin/stdout; "
                    "see docs/editors.md)")
     sub.add_parser("schema", help="print the JSON Schema of spec files")
@@ -143,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
                     "validate": text_commands.validate, "drift": text_commands.drift,
                     "export": text_commands.export, "query": text_commands.query,
                     "init": text_commands.init, "baseline": _baseline, "diff": _diff,
-                    "lsp": _lsp}
+                    "lsp": _lsp, "explain": text_commands.explain}
         return commands.get(args.command, _check)(args)
     except SpecError as exc:
         for d in exc.diagnostics:

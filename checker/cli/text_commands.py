@@ -1,5 +1,6 @@
-"""The commands that work on one spec or text without a full check: `validate`, `query`,
-`init`, `drift`, `export`, `explain-code` (`checker.cli.main` dispatches to them)."""
+"""The commands that work on one spec or text without a full report: `validate`, `query`,
+`explain`, `init`, `drift`, `export`, `explain-code` (`checker.cli.main` dispatches to
+them)."""
 
 from __future__ import annotations
 
@@ -168,3 +169,53 @@ def query(args: argparse.Namespace) -> int:
         rolled = ", ".join(f"{k} {v}" for k, v in st.inputs)
         print(f"  {st.index}. {st.text}" + (f" [{rolled}]" if rolled else "") + f": {changes}")
     return EXIT_OK
+
+
+def explain(args: argparse.Namespace) -> int:
+    """A finding's card (or a property's verdict) by its fingerprint, from a check of the
+    given specs (answered from the result cache after a `ruleproof check`)."""
+    from checker.options import Options
+    from checker.plan.check import check
+    from checker.report.data import Views
+
+    run = check(args.paths, Options(jobs=1))
+    wanted = args.fingerprint.lower()
+    for c in run.checked:
+        views = Views(c, Options())
+        for f in c.result.findings:
+            if f.fingerprint(c.ruleset.id) == wanted:
+                card = views.finding(f)
+                state = "resolved" if card.resolved else card.severity
+                print(f"{card.code} {card.kind} · {state} · {c.ruleset.id} · {card.location}")
+                print(f"  {card.message}")
+                for q in card.citations:
+                    print(f"  {q.element}: \"{q.quote}\" (rulebook line {q.line})")
+                for r, q in zip(card.resolved_by, card.resolved_quotes, strict=False):
+                    print(f"  resolved by {r}: \"{q.quote}\" (rulebook line {q.line})")
+                _story(card.trace)
+                return EXIT_OK
+        for p in c.result.properties:
+            if p.fingerprint(c.ruleset.id) == wanted:
+                print(f"property {p.id!r} · {p.status.value} · {c.ruleset.id}: {p.text}")
+                if p.reason:
+                    print(f"  {p.reason}")
+                _story(views.trace(p.trace))
+                return EXIT_OK
+    print(f"ruleproof: error[usage]: no finding or property has the fingerprint "
+          f"{args.fingerprint!r} in {', '.join(map(str, args.paths))} (fingerprints are in "
+          "the JSON and SARIF reports)", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _story(trace: object) -> None:
+    from checker.report.data import TraceView
+
+    if not isinstance(trace, TraceView):
+        return
+    n = len(trace.steps)
+    print(f"  trace, {n} step{'s' if n != 1 else ''}"
+          + (" (replayed by the reference interpreter):" if trace.replayed else ":"))
+    print(f"    start: {', '.join(v.text for v in trace.initial) or 'the starting situation'}")
+    for st in trace.steps:
+        changes = ", ".join(c.text for c in st.changes) or "nothing visible changes"
+        print(f"    {st.index}. {st.text}: {changes}")

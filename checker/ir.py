@@ -297,6 +297,15 @@ def stable(system: System) -> LExpr:
     return neg(disj(*(enabled(system, r) for r in system.rules)))
 
 
+def apply_modifier(m: Modifier, value: int, rounding: str) -> int:
+    """One modifier on a concrete stat value (the reference for the order engine's Z3 terms
+    and for `stat()` in properties)."""
+    if m.op == "halve":
+        return value // 2 if rounding == "down" else -((-value) // 2)
+    return {"double": value * 2, "add": value + m.arg, "set": m.arg,
+            "cap": min(value, m.arg), "floor": max(value, m.arg)}[m.op]
+
+
 def allowed_expr(constraints: list[Constraint] | tuple[Constraint, ...], dim: str, option: str,
                  model: str | None) -> LExpr:
     """Option `option` of decision `dim` is allowed for `model` by the effective constraints

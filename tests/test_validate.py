@@ -480,3 +480,54 @@ def test_after_needs_a_known_event_and_always_or_never(tmp_path: Path) -> None:
     d = one_error(tmp_path, "events: [{id: e, do: []}]\n"
                   "properties:\n  - {id: p, after: e, reachable: Prone}\n")
     assert d.code == "RP201" and "'after' goes with 'always' or 'never'" in d.message
+
+
+STAT_HEAD = """\
+ruleset: demo
+source: rules.txt
+states:
+  Crouched: {}
+  Flying: {}
+events:
+  - {id: crouch, do: [enter Crouched]}
+  - {id: fly, do: [enter Flying]}
+stats:
+  speed: {base: 5, round: down}
+modifiers:
+  - {id: crouched-speed, when: Crouched, stat: speed, op: halve}
+  - {id: flying-speed, when: Flying, stat: speed, op: double}
+"""
+
+
+def test_stat_in_properties_holds_for_every_order(tmp_path: Path) -> None:
+    """Speed 5, halved while Crouched, doubled while Flying: 2 Crouched, 10 Flying, and when
+    both apply the text gives no order, so 4 (halve first) or 5 (double first)."""
+    from checker.options import Options
+    from checker.plan.check import check
+    from checker.results import Status
+
+    body = """\
+properties:
+  - {id: at-least-2, always: "stat(speed) >= 2"}
+  - {id: never-4, never: "stat(speed) == 4"}
+  - {id: five-when-both, reachable: "stat(speed) == 5 and Crouched and Flying"}
+  - {id: eleven, reachable: "stat(speed) == 11"}
+"""
+    run = check([_spec(tmp_path, body, STAT_HEAD)], Options(use_cache=False, jobs=1))
+    status = {p.id: p.status for p in run.checked[0].result.properties}
+    assert status["at-least-2"] is Status.PROVED
+    assert status["never-4"] is Status.VIOLATED      # one order of the two gives 4
+    assert status["five-when-both"] is Status.PROVED  # the other gives 5
+    assert status["eleven"] is Status.VIOLATED        # never reachable
+
+
+@pytest.mark.parametrize(("body", "code", "message"), [
+    ("rules:\n  - {id: r, when: \"stat(speed) > 1\", do: [leave Flying]}\n", "RP206",
+     "in 'stat(speed) > 1': stat() can be used in properties only (a stat is not a variable: "
+     "its value depends on the modifiers that apply)"),
+    ("properties:\n  - {id: p, always: \"stat(sped) > 1\"}\n", "RP203",
+     "in 'stat(sped) > 1': unknown stat 'sped'"),
+])
+def test_stat_errors(tmp_path: Path, body: str, code: str, message: str) -> None:
+    d = one_error(tmp_path, body, STAT_HEAD)
+    assert (d.code, d.message) == (code, message)

@@ -61,6 +61,7 @@ from checker.ir import (
     System,
     Transition,
     V,
+    apply_modifier,
     conj,
     disj,
     enabled,
@@ -247,14 +248,6 @@ def _outcome(system: System, branch: tuple[State, list[str], bool], other: Trans
 
 
 # ============================================================================ modifiers
-
-def apply_modifier(m: Modifier, value: int, rounding: str) -> int:
-    """One modifier on a concrete stat value (the reference for the Z3 terms below)."""
-    if m.op == "halve":
-        return value // 2 if rounding == "down" else -((-value) // 2)
-    return {"double": value * 2, "add": value + m.arg, "set": m.arg,
-            "cap": min(value, m.arg), "floor": max(value, m.arg)}[m.op]
-
 
 def _z3_apply(m: Modifier, v: Any, rounding: str, ctx: z3.Context) -> Any:
     arg = z3.IntVal(m.arg, ctx)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from checker.diagnostics import Diagnostic
-from checker.ir import LExpr, PathKey, Var
+from checker.ir import LExpr, Modifier, PathKey, Stat, Var
 from checker.spec.schema import SpecDoc
 from checker.spec.source import SpecTree
 
@@ -29,6 +29,10 @@ class Ctx:
         self.stacking_none: set[str] = set()
         self.happened_needed: set[str] = set()
         self.emitting: list[str] = []
+        self.stats: dict[str, Stat] = {}                  # set once modifiers are lowered
+        self.modifiers: list[Modifier] = []
+        self.stat_uses: set[tuple[str, str | None]] = set()   # stat() in the expression
+        self.allow_stat = False                           # only properties may use stat()
 
     def err(self, code: str, message: str, path: PathKey, fix: str | None = None) -> None:
         d = Diagnostic(code, message, self.tree.source_map.at(path), fix)

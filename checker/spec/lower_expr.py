@@ -165,6 +165,8 @@ def type_call(ctx: Ctx, fn: str, args: tuple[ast.Expr, ...], model: str | None) 
         for val, n in zip(values, names, strict=True):
             out = Op("ite", (Op("gt", (V(n), Const(0))), Const(val), out))
         return _Typed(out, "int")
+    if fn == "stat":
+        return _stat(ctx, args, model)
     ints = [as_int(type_expr(ctx, a, model), f"{fn}()") for a in args]
     if fn == "abs":
         if len(ints) != 1:
@@ -174,6 +176,26 @@ def type_call(ctx: Ctx, fn: str, args: tuple[ast.Expr, ...], model: str | None) 
     if len(ints) < 2:
         raise ExprTypeError("RP206", f"{fn}() takes two or more numbers")
     return _Typed(Op(fn, tuple(ints)), "int")
+
+
+STAT_PREFIX = "?stat:"     # the placeholder of a stat's value, expanded by the property
+
+
+def _stat(ctx: Ctx, args: tuple[ast.Expr, ...], model: str | None) -> _Typed:
+    """`stat(speed)`: the stat's value after the modifiers that apply. It stands for every
+    value the open order of those modifiers can give (`lower_props.expand_stats`), so only a
+    property may use it."""
+    if len(args) != 1 or not isinstance(args[0], ast.Ref) or len(args[0].parts) != 1:
+        raise ExprTypeError("RP206", "stat() takes one stat name, e.g. stat(speed)")
+    name = args[0].parts[0]
+    if not ctx.allow_stat:
+        raise ExprTypeError("RP206", "stat() can be used in properties only (a stat is not a "
+                            "variable: its value depends on the modifiers that apply)")
+    if name not in ctx.stats:
+        raise ExprTypeError("RP203", f"unknown stat {name!r}",
+                            did_you_mean(name, list(ctx.stats)))
+    ctx.stat_uses.add((name, model))
+    return _Typed(V(f"{STAT_PREFIX}{name}@{model or ''}"), "int")
 
 
 def sum_of(parts: list[LExpr]) -> LExpr:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import itertools
+
 from checker.ir import (
     Const,
     Constraint,
@@ -13,16 +16,26 @@ from checker.ir import (
     Transition,
     V,
     allowed_expr,
+    apply_modifier,
     conj,
     disj,
     enabled,
+    lvars,
     neg,
     stable,
+    substitute,
 )
 from checker.spec import expr as ast
 from checker.spec.lower_ctx import Ctx
 from checker.spec.lower_effects import event_instance
-from checker.spec.lower_expr import did_you_mean, lower_bool, marker_vars, sum_of, type_ref
+from checker.spec.lower_expr import (
+    STAT_PREFIX,
+    did_you_mean,
+    lower_bool,
+    marker_vars,
+    sum_of,
+    type_ref,
+)
 
 # ============================================================================ properties
 
@@ -43,13 +56,22 @@ def lower_properties(ctx: Ctx, monitors: list[tuple[str, LExpr]]) -> list[Proper
             if text is None:
                 continue
             path = ("properties", i, kind)
+            ctx.allow_stat = True
             per = [lower_bool(ctx, text, m, path) for m in ctx.per_model()]
+            ctx.allow_stat = False
+
+            def every(e: LExpr, path: PathKey = path) -> LExpr:   # every order of modifiers
+                return expand_stats(ctx, e, some=False, path=path)
+
+            def some(e: LExpr, path: PathKey = path) -> LExpr:
+                return expand_stats(ctx, e, some=True, path=path)
+
             states = _states_in(ctx, text)
             if pd.after is not None:
                 after = _after(ctx, pd.after, ("properties", i, "after"))
                 if after is None:
                     continue
-                body = conj(*(Op("implies", (h, p if kind == "always" else neg(p)))
+                body = conj(*(Op("implies", (h, every(p if kind == "always" else neg(p))))
                               for h, p in zip(after, per, strict=True)))
                 out.append(Property(pd.id, pd.id, kind, "invariant", body, states=states,
                                     text=f"after {pd.after}: {kind} {text}"))
@@ -58,16 +80,17 @@ def lower_properties(ctx: Ctx, monitors: list[tuple[str, LExpr]]) -> list[Proper
                                     text=f"{pd.after!r} can happen"))
                 continue
             if kind == "reachable":
-                out.append(Property(pd.id, pd.id, "reachable", "reachable", disj(*per),
-                                    states=states, text=text))
+                out.append(Property(pd.id, pd.id, "reachable", "reachable",
+                                    disj(*(some(p) for p in per)), states=states, text=text))
                 continue
-            body = conj(*per) if kind == "always" else conj(*(neg(p) for p in per))
+            body = conj(*(every(p) for p in per)) if kind == "always" else \
+                conj(*(every(neg(p)) for p in per))
             pkind = "cap" if kind == "always" and _is_cap(text) else kind
             out.append(Property(pd.id, pd.id, pkind, "invariant", body,  # type: ignore[arg-type]
                                 states=states, text=f"{kind} {text}"))
             if kind == "always" and len(per) and all(isinstance(p, Op) and p.op == "implies"
                                                      for p in per):
-                premise = disj(*(p.args[0] for p in per if isinstance(p, Op)))
+                premise = disj(*(some(p.args[0]) for p in per if isinstance(p, Op)))
                 out.append(Property(f"vacuity:{pd.id}", pd.id, "vacuity", "reachable", premise,
                                     states=states, text=f"the premise of {pd.id!r} can hold"))
         if pd.terminal is not None:
@@ -78,6 +101,40 @@ def lower_properties(ctx: Ctx, monitors: list[tuple[str, LExpr]]) -> list[Proper
                 continue
             out.append(_terminal_property(ctx, pd.id, pd.id, name, monitors))
     return out
+
+
+MAX_STAT_MODIFIERS = 6     # stat(): every subset and every order of its modifiers is listed
+
+
+def expand_stats(ctx: Ctx, e: LExpr, *, some: bool, path: PathKey) -> LExpr:
+    """`e` with each `stat(x)` placeholder replaced by the stat's values. Which modifiers
+    apply is part of the situation; the order they apply in is left open by the text unless
+    an ordering rule says otherwise, so every order counts: with `some=False` (always,
+    never) `e` must hold for every value an order can give, with `some=True` (reachable,
+    a premise) for one of them. A stat of a model has that model's modifiers."""
+    uses = sorted(v for v in lvars(e) if v.startswith(STAT_PREFIX))
+    if not uses:
+        return e
+    name, _, owner = uses[0].removeprefix(STAT_PREFIX).partition("@")
+    stat = ctx.stats[name]
+    mods = [m for m in ctx.modifiers if m.stat == name and m.model == (owner or None)]
+    if len(mods) > MAX_STAT_MODIFIERS:
+        ctx.err("RP211", f"stat {name!r} has {len(mods)} modifiers; stat() in a property "
+                f"lists every order of at most {MAX_STAT_MODIFIERS}", path)
+        return e
+    parts: list[LExpr] = []
+    for r in range(len(mods) + 1):
+        for active in itertools.combinations(mods, r):
+            guard = conj(*(m.when for m in active),
+                         *(neg(m.when) for m in mods if m not in active))
+            values = sorted({functools.reduce(
+                lambda v, m: apply_modifier(m, v, stat.rounding), order, stat.base)
+                for order in itertools.permutations(active)})
+            each = [expand_stats(ctx, substitute(e, {uses[0]: Const(v)}), some=some, path=path)
+                    for v in values]
+            parts.append(conj(guard, disj(*each)) if some else
+                         Op("implies", (guard, conj(*each))))
+    return disj(*parts) if some else conj(*parts)
 
 
 def _after(ctx: Ctx, event: str, path: PathKey) -> list[LExpr] | None:

@@ -203,4 +203,6 @@ def lower_modifiers(ctx: Ctx) -> tuple[list[Stat], list[Modifier]]:
         for m in ctx.per_model():
             when = lower_bool(ctx, md.when, m, ("modifiers", i, "when"))
             out.append(Modifier(ctx.instance(md.id, m), md.id, md.stat, op, arg, when, m))
+    ctx.stats = {s.name: s for s in stats}
+    ctx.modifiers = out
     return stats, out

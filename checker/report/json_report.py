@@ -42,7 +42,11 @@ class JsonReporter:
             "properties": [self._property(p, timings) for p in r.properties],
             "findings": [self._finding(f, r.source_file) for f in r.findings],
             "coverage": {"formalized": r.coverage.formalized, "informal": r.coverage.informal,
-                         "uncovered": r.coverage.uncovered, "percent": r.coverage.percent},
+                         "uncovered": r.coverage.uncovered, "percent": r.coverage.percent,
+                         "sentences": [{"line": s.line, "text": s.text, "kind": s.kind,
+                                        "status": s.status, "elements": list(s.elements)}
+                                       for s in r.coverage.sentences
+                                       if s.status != "heading"]},
         }
         if timings:
             out["seconds"] = r.seconds

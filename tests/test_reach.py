@@ -210,3 +210,18 @@ def test_the_check_answers_from_the_core_with_the_same_verdicts_as_without() -> 
     for p_on, p_off in zip(on.result.properties, off.result.properties, strict=True):
         if p_off.trace is not None and p_on.trace is not None:     # both shortest
             assert len(p_on.trace.steps) == len(p_off.trace.steps), p_on.id
+
+
+def test_a_long_session_keeps_only_the_newest_cores() -> None:
+    """`--watch` and the language server check a new System on every save: the cores of
+    old ones are dropped, so memory does not grow with every save."""
+    import dataclasses
+
+    from checker.engines.reach import api
+    from checker.spec.load import load_ruleset
+
+    system = load_ruleset(ROOT / "docs" / "example-mini.yaml").system
+    copies = [dataclasses.replace(system, vars=tuple(list(system.vars))) for _ in range(12)]
+    for s in copies:
+        assert api.shared_core(s, 500_000) is not None
+    assert api.cores_held() == api.SHARED_CORES

@@ -156,6 +156,7 @@ class Reach:
         return ReachResult(prop.id, status, trace2, start, events, k, "stepped")
 
 
+SHARED_CORES = 8          # cores kept per process (a run needs one per ruleset)
 _SHARED: dict[tuple[int, int, int, int, str], tuple[System, Reach | None]] = {}
 
 
@@ -178,4 +179,11 @@ def shared_core(system: System, node_budget: int, resolution: Resolution = "firs
             except Unsupported:
                 core = None
         _SHARED[key] = (system, core)     # the system is kept so that its id stays its own
+        while len(_SHARED) > SHARED_CORES:    # a long session (--watch, lsp) checks anew
+            del _SHARED[next(iter(_SHARED))]  # on every save: keep only the newest cores
     return _SHARED[key][1]
+
+
+def cores_held() -> int:
+    """How many cores `shared_core` keeps in this process (at most `SHARED_CORES`)."""
+    return len(_SHARED)

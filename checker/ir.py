@@ -228,6 +228,27 @@ class Property:
 
 
 @dataclass(frozen=True)
+class Precedence:
+    """An ordering rule the text states: while rule `first` is enabled in a resolution, rule
+    `then` may not fire (ids are rule transition ids, per-model copies included). `source`
+    is the spec element (the ordering rule) that says so, for citing it."""
+
+    first: str
+    then: str
+    source: str
+
+
+@dataclass(frozen=True)
+class OrderChoice:
+    """"The active player chooses the order" for `rules` (transition ids): resolution stays
+    nondeterministic, and an order-dependence among them is reported as resolved by
+    `source`, with the consequences of each choice."""
+
+    rules: tuple[str, ...]
+    source: str
+
+
+@dataclass(frozen=True)
 class System:
     ruleset: str
     vars: tuple[Var, ...]
@@ -244,6 +265,8 @@ class System:
     meta: frozenset[str] = field(default_factory=frozenset)  # declared meta-rules by name
     monitors: tuple[tuple[str, LExpr], ...] = ()  # (seen var, watched expr): after every
     #   step, seen' = seen or watched(pre-state); used for "terminal" properties
+    precedence: tuple[Precedence, ...] = ()   # the orders the text gives (issue #14)
+    order_choices: tuple[OrderChoice, ...] = ()
 
     def var(self, name: str) -> Var:
         for v in self.vars:
@@ -290,6 +313,14 @@ def enabled(system: System, rule: Transition) -> LExpr:
     """`rule` is enabled: its guard holds and it would change the (non-bookkeeping) state."""
     ignore = frozenset(v.name for v in system.vars if v.kind in ("res", "seen"))
     return conj(rule.guard, changes(rule.effects, ignore))
+
+
+def may_fire(system: System, rule: Transition) -> LExpr:
+    """`rule` may fire now: it is enabled and no rule the text orders before it is enabled
+    (unordered resolution: any such rule may be the next one, docs/semantics.md)."""
+    before = {p.first for p in system.precedence if p.then == rule.id}
+    blockers = [enabled(system, r) for r in system.rules if r.id in before]
+    return conj(enabled(system, rule), *(neg(b) for b in blockers))
 
 
 def stable(system: System) -> LExpr:

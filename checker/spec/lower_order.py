@@ -120,7 +120,7 @@ def _choices(ctx: Ctx, od: OrderingDecl, rules: list[str]) -> list[OrderChoice]:
 def _quote(od: OrderingDecl) -> str:
     cite = od.cite[0] if isinstance(od.cite, list) and od.cite else od.cite
     text = cite.quote if isinstance(cite, CiteRef) else str(cite) if cite else ""
-    return text if len(text) <= 70 else text[:67] + "..."
+    return text if len(text) <= 100 else text[:97] + "..."
 
 
 def _contradictions(ctx: Ctx, edges: dict[Edge, int], chosen: dict[frozenset[str], int]

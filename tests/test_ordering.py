@@ -84,7 +84,8 @@ CHOICE = 'cite: "The active player decides the order of simultaneous effects."'
 
 
 def test_an_order_applies_to_the_copies_of_the_same_model(tmp_path: Path) -> None:
-    body = TWO_MODELS + f"  - {{id: o, first: [end-clears-stun], then: [stunned-loses-hp], {CITE}}}\n"
+    body = TWO_MODELS + ("  - {id: o, first: [end-clears-stun], then: [stunned-loses-hp], "
+                         f"{CITE}}}\n")
     assert spec(tmp_path, body).system.precedence == (
         Precedence("end-clears-stun@a", "stunned-loses-hp@a", "o"),
         Precedence("end-clears-stun@b", "stunned-loses-hp@b", "o"))

@@ -211,8 +211,8 @@ class OrderingDecl(_Strict):
                              "and/or 'tags'")
         if choice and (self.chosen_by is None or not (self.rules or self.tags)):
             raise ValueError("'chosen_by' needs the rules it orders: 'rules' and/or 'tags'")
-        if isinstance(self.first, list) and not self.first or \
-                isinstance(self.then, list) and not self.then:
+        if (isinstance(self.first, list) and not self.first) or \
+                (isinstance(self.then, list) and not self.then):
             raise ValueError("'first' and 'then' each name at least one rule")
         return self
 
@@ -324,7 +324,8 @@ def _field_names() -> set[str]:
 
 def _is_union_tag(part: Any) -> bool:
     return isinstance(part, str) and ("[" in part or part in {"str", "int", "list", "bool"}
-                                      or part.endswith("Decl") or part in ("CiteRef", "RuleSelection"))
+                                      or part.endswith("Decl")
+                                      or part in ("CiteRef", "RuleSelection"))
 
 
 def json_schema() -> str:

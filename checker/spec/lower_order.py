@@ -92,7 +92,8 @@ def _select(ctx: Ctx, tags: dict[str, list[str]], rules: list[str], tagged: list
         if t in tags:
             named.update(tags[t])
             continue
-        ctx.err("RP203", f"unknown tag {t!r} in '{where}': no rule has it", (*path, "tags", k),
+        side = where if where in ("first", "then") else "tags"
+        ctx.err("RP203", f"unknown tag {t!r} in '{side}': no rule has it", (*path, "tags", k),
                 did_you_mean(t, sorted(tags)) or "add it to the 'tags' of the rules it means")
     return [r for r in known if r in named]
 

@@ -64,6 +64,7 @@ _CODES = [
     Code("RP209", "missing-field", "a required field is missing"),
     Code("RP210", "cyclic-definition", "definitions refer to each other in a cycle"),
     Code("RP211", "bad-value", "a value is out of its allowed range"),
+    Code("RP212", "contradictory-order", "ordering rules put two rules in both orders"),
     # graph / structure: RP301–RP304 are finding kinds, below
     # properties
     Code("RP501", "property-violated", "a property the ruleset promises is violated"),
@@ -88,6 +89,8 @@ _FINDINGS = [
              "Triggered rules that never stop"),
     _finding("RP406", "dead-rule", "a rule that can never fire", "Rules that can never fire",
              Severity.WARNING),
+    _finding("RP408", "dead-ordering-rule", "an ordering rule that orders nothing",
+             "Ordering rules that order nothing", Severity.WARNING),
     _finding("RP301", "unreachable-state", "a State no rule or event can enter",
              "States nothing can reach", Severity.WARNING),
     _finding("RP304", "undefined-reference", "the text refers to something it never defines",

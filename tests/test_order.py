@@ -79,7 +79,10 @@ def micro_states(ruleset: Ruleset, trace: Trace) -> tuple[list[tuple[int, ...]],
 def test_order_reports_exactly_the_planted_ones(name: str) -> None:
     ruleset = load_ruleset(CORPUS / f"{name}.yaml")
     scan = scan_order(ruleset, OPTIONS)
-    assert summary(scan.findings) == ({STUN, STRENGTH} if name == "order-dependence" else set())
+    # order-dependence-ordered settles STUN with an ordering rule, which the engine does not
+    # read before unordered resolution (issue #14): under spec order it is still reported
+    planted = {"order-dependence": {STUN, STRENGTH}, "order-dependence-ordered": {STUN}}
+    assert summary(scan.findings) == planted.get(name, set())
     assert scan.undecided == []
 
 

@@ -66,7 +66,7 @@ class Scan:
     undecided: list[Undecided] = field(default_factory=list)
 
 
-SCAN_PARTS = 4   # each scan (conflicts, order) is decided in this many independent parts
+SCAN_PARTS = 4   # each scan (conflicts, order, ordering) is decided in this many parts
 
 
 def scan_part(sources: Iterable[str]) -> int:

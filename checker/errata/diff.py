@@ -11,8 +11,8 @@ from typing import Any
 from checker.results import REACHABLE_KINDS, Finding, PropertyResult, Status, Trace
 from checker.results.run import CheckedRuleset, Run
 
-_SECTIONS = ("meta", "events", "rules", "prevents", "constraints", "facts", "modifiers",
-             "procedures", "properties", "rulings")
+_SECTIONS = ("meta", "events", "rules", "ordering", "prevents", "constraints", "facts",
+             "modifiers", "procedures", "properties", "rulings")
 
 
 @dataclass(frozen=True)

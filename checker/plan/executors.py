@@ -3,8 +3,8 @@
 The units of work, per ruleset not answered by the whole-ruleset cache:
 - the shared explicit search (`checker.plan.tasks.shared_search`), then one task per property
   (`checker.plan.tasks.decide_property`) once the search is done;
-- the parts of the conflict scan and of the order scan (`checker.plan.tasks.scan_items`), one task
-  each, started at once.
+- the parts of the conflict, order and ordering-rule scans (`checker.plan.shards.scan_items`),
+  one task each, started at once.
 
 Workers are forked from this process, so they inherit the loaded rulesets (`_RULESETS`)
 and nothing but indexes, options and results (plain dataclasses) cross a process boundary;

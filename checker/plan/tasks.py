@@ -72,7 +72,8 @@ def _check_fresh(ruleset: Ruleset, options: Options, proofs: ProofStore | None,
 
 def assemble(ruleset: Ruleset, props: list[PropertyResult], scans: list[Scan],
               seconds: float) -> CheckedRuleset:
-    """The ruleset's result from its property results and its conflict and order scans."""
+    """The ruleset's result from its property results and its conflict, order and
+    ordering-rule scans."""
     from checker.graph import structural_findings
     from checker.results import findings
 

@@ -16,6 +16,7 @@ from checker.ir import Decision, Element, LExpr, PathKey, Ruleset, System, Var, 
 from checker.spec.cite import cite_all
 from checker.spec.lower_ctx import Ctx
 from checker.spec.lower_expr import did_you_mean, lower_bool
+from checker.spec.lower_order import lower_ordering
 from checker.spec.lower_props import (
     lower_properties,
     lower_rulings,
@@ -51,6 +52,7 @@ def lower(tree: SpecTree, doc: SpecDoc) -> Ruleset:
     citations = cite_all(ctx, source, elements) if source else []
     events = lower_events(ctx)
     rules = lower_rules(ctx)
+    precedence, order_choices = lower_ordering(ctx)
     decisions = tuple(Decision(k, tuple(v)) for k, v in doc.decisions.items())
     constraints = lower_constraints(ctx)
     facts = lower_facts(ctx)
@@ -71,7 +73,8 @@ def lower(tree: SpecTree, doc: SpecDoc) -> Ruleset:
         rules=tuple(rules), res_bound=res_bound, decisions=decisions,
         constraints=tuple(constraints), facts=tuple(facts), stats=tuple(stats),
         modifiers=tuple(modifiers), models=ctx.models,
-        meta=frozenset(m.resolves for m in doc.meta if m.resolves), monitors=tuple(monitors))
+        meta=frozenset(m.resolves for m in doc.meta if m.resolves), monitors=tuple(monitors),
+        precedence=precedence, order_choices=order_choices)
     system = with_builtin_properties(ctx, system, properties)
     return Ruleset(doc.ruleset, doc.title, tree.display, _source_display(tree, doc), source,
                    system, elements, tuple(citations), undefined, tree.text, doc)
@@ -100,7 +103,8 @@ def _check_unique_ids(ctx: Ctx) -> None:
     seen: dict[str, PathKey] = {}
     d = ctx.doc
     sections: list[tuple[str, list[Any]]] = [
-        ("meta", d.meta), ("events", d.events), ("rules", d.rules), ("prevents", d.prevents),
+        ("meta", d.meta), ("events", d.events), ("rules", d.rules), ("ordering", d.ordering),
+        ("prevents", d.prevents),
         ("constraints", d.constraints), ("facts", d.facts), ("modifiers", d.modifiers),
         ("procedures", d.procedures), ("properties", d.properties), ("rulings", d.rulings)]
     for section, items in sections:

@@ -77,6 +77,7 @@ class RuleDecl(_Strict):
     when: str = "true"
     do: list[str]
     repeat_while: str | None = None
+    tags: list[str] = []          # kinds of effect an ordering rule can name (`removal`)
     cite: Cite | None = None
 
 
@@ -171,6 +172,51 @@ class MetaDecl(_Strict):
     cite: Cite | None = None
 
 
+class RuleSelection(_Strict):
+    """Rules named by id and/or by tag: every rule listed, and every rule with a tag listed."""
+
+    rules: list[str] = []
+    tags: list[str] = []
+
+    @model_validator(mode="after")
+    def _some(self) -> RuleSelection:
+        if not self.rules and not self.tags:
+            raise ValueError("name at least one rule ('rules') or tag ('tags')")
+        return self
+
+
+Selection = list[str] | RuleSelection
+
+
+class OrderingDecl(_Strict):
+    """An order the text gives to simultaneous effects: each rule of `first` resolves before
+    each rule of `then`; or, with `chosen_by`, the player chooses the order of `rules` and
+    `tags`. `across_models`: also between different models' copies of the rules."""
+
+    id: str
+    first: Selection | None = None
+    then: Selection | None = None
+    chosen_by: Literal["active-player"] | None = None
+    rules: list[str] = []
+    tags: list[str] = []
+    across_models: bool = False
+    cite: Cite
+
+    @model_validator(mode="after")
+    def _one_form(self) -> OrderingDecl:
+        precedence = self.first is not None or self.then is not None
+        choice = self.chosen_by is not None or bool(self.rules or self.tags)
+        if precedence == choice or (precedence and (self.first is None or self.then is None)):
+            raise ValueError("give either 'first' and 'then', or 'chosen_by' with 'rules' "
+                             "and/or 'tags'")
+        if choice and (self.chosen_by is None or not (self.rules or self.tags)):
+            raise ValueError("'chosen_by' needs the rules it orders: 'rules' and/or 'tags'")
+        if (isinstance(self.first, list) and not self.first) or \
+                (isinstance(self.then, list) and not self.then):
+            raise ValueError("'first' and 'then' each name at least one rule")
+        return self
+
+
 class InformalDecl(_Strict):
     cite: Cite
     reason: str
@@ -197,6 +243,7 @@ class SpecDoc(_Strict):
     states: dict[str, StateDecl] = {}
     events: list[EventDecl] = []
     rules: list[RuleDecl] = []
+    ordering: list[OrderingDecl] = []
     prevents: list[PreventDecl] = []
     decisions: dict[str, list[str]] = {}
     constraints: list[ConstraintDecl] = []
@@ -254,6 +301,8 @@ def _diagnostic(loc: tuple[Any, ...], err: Any, tree: SpecTree) -> Diagnostic:
         if err["type"] == "extra_forbidden":
             close = difflib.get_close_matches(name, sorted(_field_names()), n=1, cutoff=0.6)
             fix = f"did you mean {close[0]!r}?" if close else None
+        elif name == "cite":
+            fix = "add 'cite:' with the sentence of the text this formalizes"
     else:
         value = err.get("input")
         shown = repr(value) if not isinstance(value, dict | list) else type(value).__name__
@@ -267,7 +316,7 @@ def _field_names() -> set[str]:
     for model in (SpecDoc, CiteRef, MarkerDecl, StateDecl, VarDecl, EventDecl, RuleDecl,
                   PreventDecl, ConstraintDecl, FactDecl, StatDecl, ModifierDecl, StepDecl,
                   ProcedureDecl, PropertyDecl, RulingDecl, MetaDecl, InformalDecl,
-                  UndefinedDecl):
+                  UndefinedDecl, RuleSelection, OrderingDecl):
         for fname, f in model.model_fields.items():
             names.add(f.alias or fname)
     return names
@@ -275,7 +324,8 @@ def _field_names() -> set[str]:
 
 def _is_union_tag(part: Any) -> bool:
     return isinstance(part, str) and ("[" in part or part in {"str", "int", "list", "bool"}
-                                      or part.endswith("Decl") or part == "CiteRef")
+                                      or part.endswith("Decl")
+                                      or part in ("CiteRef", "RuleSelection"))
 
 
 def json_schema() -> str:

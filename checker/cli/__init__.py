@@ -93,6 +93,13 @@ def _parser() -> argparse.ArgumentParser:
     df.add_argument("--html", type=Path, default=Path("reports"), metavar="DIR",
                     help="folder of the HTML diff page DIR/diff.html (default: reports/)")
     df.add_argument("--timeout", type=float, default=TIMEOUT_S, metavar="SECONDS")
+    df.add_argument("--accept", type=Path, metavar="FILE",
+                    help="reviewed behaviour changes (fingerprints): they do not fail the gate")
+    df.add_argument("--write-accept", type=Path, metavar="FILE",
+                    help="write every behaviour change of this diff to FILE, for review")
+    df.add_argument("--node-budget", type=int, default=Options().node_budget, metavar="N",
+                    help="decision-diagram nodes for the behaviour comparison (a count, not "
+                    "a time; past it the comparison is bounded and says so)")
     d = sub.add_parser("drift", help="check a spec's quotes against a new source text")
     d.add_argument("spec", type=Path)
     d.add_argument("--source", type=Path, required=True, metavar="TEXT",
@@ -363,9 +370,11 @@ def _diff(args: argparse.Namespace) -> int:
     import subprocess
     import tempfile
 
+    from checker.errata import accept
     from checker.errata.diff import diff_runs
     from checker.plan.check import check
 
+    accepted = accept.load(args.accept) if args.accept is not None else frozenset()
     options = Options(timeout_ms=int(args.timeout * 1000), jobs=_cores())
     if args.rev:
         if args.old is not None:
@@ -397,8 +406,17 @@ def _diff(args: argparse.Namespace) -> int:
         old_run = check([args.old], options)
         old_label = str(args.old)
     new_run = check([args.new], options)
-    result = diff_runs(old_run, new_run)
-    from checker.report.diff import diff_page, render_diff
+    result = diff_runs(old_run, new_run, node_budget=args.node_budget, accepted=accepted)
+    from checker.report.diff import behaviour_words, diff_page, render_diff
+    from checker.report.write import write_text_atomic
+
+    produced = result.behaviour_changes()
+    if args.accept is not None:
+        accept.unknown(args.accept, accepted, {fp for _, _, fp in produced})
+    if args.write_accept is not None:
+        kinds = {rid: dict(b.kinds) for rid, b in result.behaviour}
+        write_text_atomic(args.write_accept, accept.dumps(
+            [(fp, rid, behaviour_words(c, kinds[rid])) for rid, c, fp in produced]))
 
     page = diff_page(result, old_run, new_run, options, old_label=old_label,
                      new_label=str(args.new))

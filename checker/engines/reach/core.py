@@ -106,12 +106,12 @@ class Core:
 
     def __init__(self, system: System, *, resolution: Resolution = "first",
                  node_budget: int = 5_000_000, layer_budget: int = 10_000,
-                 reorder: bool = False) -> None:
+                 reorder: bool = False, enc: Encoding | None = None) -> None:
         self.system = system
         self.resolution = resolution
         self.node_budget = node_budget
         self.layer_budget = layer_budget
-        self.enc = Encoding(system, reorder=reorder)
+        self.enc = enc if enc is not None else Encoding(system, reorder=reorder)
         self.rel = Relations(self.enc)
         self.forget = forgettable(system)
         self.keep = [v.name for v in system.vars if v.name not in self.forget]

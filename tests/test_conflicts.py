@@ -69,12 +69,32 @@ PLANTED: dict[str, set[Expected]] = {
     "undefined-reference": {("undefined-reference", ("undefined:rout-test",), ("rout-test",),
                              False, ())},
     "vacuous-property": {("vacuous-property", ("no-hp-means-down",), ("Down",), False, ())},
+    "deadlock": {("deadlock", ("dazed-no-nothing", "stunned-nothing"), ("Dazed", "Stunned"),
+                  False, ()),
+                 ("no-legal-action", ("dazed-no-nothing", "stunned-nothing"),
+                  ("Dazed", "Stunned"), False, ())},
+    "unmet-obligation": {("unmet-obligation", ("cornered-dodge",), ("Cornered",), False, ())},
+    "unusable-permission": {("unusable-permission", ("hidden-cannot-reveal",
+                                                     "hidden-may-reveal"), ("Hidden",),
+                             False, ())},
+    "unusable-permission-ok": {("permission-conflict", ("hidden-may-reveal",
+                                                        "stunned-hidden-cannot-reveal"),
+                                ("Hidden", "Stunned"), True,
+                                ("stunned-hidden-cannot-reveal",))},
+    "permission-conflict": {("permission-conflict", ("hidden-may-reveal",
+                                                     "stunned-hidden-cannot-reveal"),
+                             ("Hidden", "Stunned"), False, ())},
+    "permission-conflict-ok": {("permission-conflict", ("hidden-may-reveal",
+                                                        "stunned-hidden-cannot-reveal"),
+                                ("Hidden", "Stunned"), True, ("forbid-beats-allow",))},
 }
 KINDS = ("fact-contradiction", "forbidden-obligation", "no-legal-action", "order-dependence",
          "non-termination", "dead-rule", "unreachable-state", "undefined-reference",
-         "vacuous-property", "leaves-terminal")
+         "vacuous-property", "leaves-terminal", "deadlock", "unmet-obligation",
+         "unusable-permission", "permission-conflict")
 SPECS = sorted(p.stem for p in CORPUS.glob("*.yaml"))
-CONFLICT_KINDS = {"fact-contradiction", "forbidden-obligation", "no-legal-action"}
+CONFLICT_KINDS = {"fact-contradiction", "forbidden-obligation", "no-legal-action", "deadlock",
+                  "unmet-obligation", "unusable-permission", "permission-conflict"}
 
 
 def load(name: str) -> Ruleset:

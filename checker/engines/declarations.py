@@ -12,7 +12,8 @@ reachability core, with its Z3 and explicit fallbacks), its witness replayed:
   event that declares it is enabled (or none exists). Where the constraints themselves
   forbid it, the clash is the conflict scan's `forbidden-obligation`.
 - `no-legal-action`: the model is at the decision point (the written guard of one of its
-  declaring events holds) and none of its declaring events is enabled. Up to
+  declaring events holds), no `must` on the decision is in force (that is an obligation's
+  finding) and none of its declaring events is enabled. Up to
   `MAX_SITUATIONS` distinct sets of blocking constraints are reported per decision.
 - `deadlock`: in a ruleset with declaring events, a stable situation where no event at
   all is enabled, for every value of the rolled inputs, and some model holds no terminal
@@ -151,7 +152,10 @@ def _no_legal_action(ruleset: Ruleset, reacher: Reacher, dim: str, model: str | 
     system = ruleset.system
     at_point = disj(*(e.unrestricted if e.unrestricted is not None else e.guard
                       for e in events))
-    cond = conj(at_point, neg(disj(*(e.guard for e in events))))
+    obliged = disj(*(effective_expr(c, system.constraints, _perms(system))
+                     for c in system.constraints
+                     if c.kind == "must" and c.decision == dim and c.model == model))
+    cond = conj(at_point, neg(disj(*(e.guard for e in events))), neg(obliged))
     for _ in range(MAX_SITUATIONS):
         w = _ask(reacher, cond, "no-legal-action", (f"decision:{dim}",), scan)
         if w is None or w.state is None or w.trace is None:

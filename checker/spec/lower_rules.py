@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from checker.ir import (
@@ -102,8 +103,7 @@ def with_resets(ctx: Ctx, ev: Transition) -> Transition:
     inst = f"_happened:{ev.id}"
     if inst in ctx.vars:
         resets.append(Assign(inst, Const(1)))
-    return Transition(ev.id, ev.source, ev.kind, ev.guard, (*resets, *ev.effects), ev.model,
-                      ev.on)
+    return replace(ev, effects=(*resets, *ev.effects))
 
 
 # ============================================================================ constraints

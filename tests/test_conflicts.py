@@ -147,6 +147,7 @@ def test_conflicts_reports_exactly_the_planted_ones(name: str) -> None:
         # the situation holds in the trace's last state: every clashing rule is active
         active = {c.source for c in ruleset.system.constraints if evaluate(c.when, final)}
         active |= {x.source for x in ruleset.system.facts if evaluate(x.when, final)}
+        active |= {x.source for x in ruleset.system.permissions if evaluate(x.when, final)}
         assert set(f.rules) <= active
         assert all(r in ruleset.elements for r in f.rules + f.resolved_by)
         assert all(ruleset.elements[r].quotes for r in f.rules)

@@ -13,7 +13,8 @@ reachability core, with its Z3 and explicit fallbacks), its witness replayed:
   forbid it, the clash is the conflict scan's `forbidden-obligation`.
 - `no-legal-action`: the model is at the decision point (the written guard of one of its
   declaring events holds), no `must` on the decision is in force (that is an obligation's
-  finding) and none of its declaring events is enabled. Up to
+  finding), none of its declaring events is enabled and every option no event declares
+  (an option taken without an event, such as not revealing) is forbidden too. Up to
   `MAX_SITUATIONS` distinct sets of blocking constraints are reported per decision.
 - `deadlock`: in a ruleset with declaring events, a stable situation where no event at
   all is enabled, for every value of the rolled inputs, and some model holds no terminal
@@ -155,7 +156,12 @@ def _no_legal_action(ruleset: Ruleset, reacher: Reacher, dim: str, model: str | 
     obliged = disj(*(effective_expr(c, system.constraints, _perms(system))
                      for c in system.constraints
                      if c.kind == "must" and c.decision == dim and c.model == model))
-    cond = conj(at_point, neg(disj(*(e.guard for e in events))), neg(obliged))
+    options = next((d.options for d in system.decisions if d.name == dim), ())
+    declared = {o for e in events for d, o, m in e.declares if d == dim and m == model}
+    silent = [allowed_expr(system.constraints, dim, o, model, _perms(system))
+              for o in options if o not in declared]   # taken without an event
+    cond = conj(at_point, neg(disj(*(e.guard for e in events))), neg(obliged),
+                *(neg(x) for x in silent))
     for _ in range(MAX_SITUATIONS):
         w = _ask(reacher, cond, "no-legal-action", (f"decision:{dim}",), scan)
         if w is None or w.state is None or w.trace is None:

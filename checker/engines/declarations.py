@@ -129,16 +129,21 @@ def _obligation(ruleset: Ruleset, reacher: Reacher, c: Constraint, scan: Scan) -
 
 # ============================================================================ no legal action
 
-def _blockers(system: System, env: dict[str, int], events: list[Transition]) -> list[str]:
+def _blockers(system: System, env: dict[str, int], events: list[Transition],
+              dim: str | None = None) -> list[str]:
     """The constraints in force in `env` that forbid an option declared by an event whose
-    written guard holds there (what keeps the model from declaring it)."""
+    written guard holds there (what keeps the model from declaring it); only those on
+    decision `dim` (and only events at its decision point) when given."""
     out: set[str] = set()
     for e in events:
-        if e.unrestricted is None or not evaluate(e.unrestricted, env):
+        if e.unrestricted is None or not evaluate(e.unrestricted if dim is None else
+                                                  _at_point(system, e, dim), env):
             continue
-        for dim, option, model in e.declares:
+        for d, option, model in e.declares:
+            if dim is not None and d != dim:
+                continue
             for c in system.constraints:
-                if c.decision != dim or c.model != model:
+                if c.decision != d or c.model != model:
                     continue
                 permits = option not in c.options if c.kind == "forbid" else \
                     option in c.options
@@ -148,11 +153,19 @@ def _blockers(system: System, env: dict[str, int], events: list[Transition]) -> 
     return sorted(out)
 
 
+def _at_point(system: System, e: Transition, dim: str) -> LExpr:
+    """Event `e` would declare `dim` here but for the restrictions on `dim` itself: its
+    written guard holds and the constraints permit the other options it declares (a model
+    that may not activate is at no decision point of its Activation)."""
+    written = e.unrestricted if e.unrestricted is not None else e.guard
+    return conj(written, *(allowed_expr(system.constraints, d, o, m, _perms(system))
+                           for d, o, m in e.declares if d != dim))
+
+
 def _no_legal_action(ruleset: Ruleset, reacher: Reacher, dim: str, model: str | None,
                      events: list[Transition], scan: Scan) -> None:
     system = ruleset.system
-    at_point = disj(*(e.unrestricted if e.unrestricted is not None else e.guard
-                      for e in events))
+    at_point = disj(*(_at_point(system, e, dim) for e in events))
     obliged = disj(*(effective_expr(c, system.constraints, _perms(system))
                      for c in system.constraints
                      if c.kind == "must" and c.decision == dim and c.model == model))
@@ -167,7 +180,7 @@ def _no_legal_action(ruleset: Ruleset, reacher: Reacher, dim: str, model: str | 
         if w is None or w.state is None or w.trace is None:
             return
         env = reacher.interp.env(w.state)
-        rules = _blockers(system, env, events)
+        rules = _blockers(system, env, events, dim)
         whens = [c.when for c in system.constraints if c.source in rules and c.model == model]
         said = ", ".join(repr(r) for r in rules) or "the events' own conditions"
         message = (f"{_where(system, w, whens, model)}: it is to declare {dim} but every "

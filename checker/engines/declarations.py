@@ -183,9 +183,9 @@ def _no_legal_action(ruleset: Ruleset, reacher: Reacher, dim: str, model: str | 
         rules = _blockers(system, env, events, dim)
         whens = [c.when for c in system.constraints if c.source in rules and c.model == model]
         said = ", ".join(repr(r) for r in rules) or "the events' own conditions"
-        message = (f"{_where(system, w, whens, model)}: it is to declare {dim} but every "
-                   f"declaration is forbidden ({said}); no event that declares {dim} can "
-                   "happen")
+        message = (f"{_where(system, w, whens, model)}: it is to declare its {dim}, but "
+                   f"every {dim} it could declare is forbidden ({said}); no event that "
+                   f"declares one can happen")
         scan.findings.append(Finding("no-legal-action", tuple(rules) or (events[0].source,),
                                      states_of(system, whens), message, False, (), w.trace,
                                      _detail(ruleset, rules)))

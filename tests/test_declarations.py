@@ -168,3 +168,35 @@ constraints:
     found = {(f.kind, f.resolved, f.resolved_by)
              for f in find_conflicts(ruleset, Options(timeout_ms=10_000))}
     assert found == {("permission-conflict", True, ("may-reveal",))}
+
+
+SLOTS = """
+meta:
+  - {id: no-stacking, stacking: none}
+states: {Slowed: {}, Cornered: {}}
+events:
+  - {id: slow, do: [enter Slowed]}
+  - {id: corner, do: [enter Cornered]}
+  - {id: first-charge, declares: {action.first: charge}}
+  - {id: second-dodge, declares: {action.second: dodge}}
+decisions:
+  action:
+    slots: [first, second]
+    options: [dodge, {charge: {complex: true, moves: true}}]
+constraints:
+  - {id: slowed-simple, when: Slowed, forbid: {complex: true}}
+  - {id: cornered-charges-first, when: Cornered, must: {action.first: charge}}
+"""
+
+
+def test_slots_are_decisions_and_a_restriction_on_the_name_binds_every_slot(
+        tmp_path: Path) -> None:
+    ruleset = spec(tmp_path, SLOTS)
+    system = ruleset.system
+    assert [d.name for d in system.decisions] == ["action.first", "action.second"]
+    assert {c.decision for c in system.constraints if c.source == "slowed-simple"} == {
+        "action.first", "action.second"}
+    (charge,) = [e for e in system.events if e.id == "first-charge"]
+    assert charge.declares == (("action.first", "charge", None),)
+    found = {(f.kind, f.rules) for f in find_conflicts(ruleset, Options(timeout_ms=10_000))}
+    assert ("forbidden-obligation", ("cornered-charges-first", "slowed-simple")) in found

@@ -11,7 +11,7 @@ from typing import Any
 from checker.results import REACHABLE_KINDS, Finding, PropertyResult, Status, Trace
 from checker.results.run import CheckedRuleset, Run
 
-_SECTIONS = ("meta", "events", "rules", "prevents", "constraints", "facts", "modifiers",
+_SECTIONS = ("meta", "events", "rules", "prevents", "constraints", "may", "facts", "modifiers",
              "procedures", "properties", "rulings")
 
 

@@ -52,7 +52,7 @@ def lower_declares(ctx: Ctx, events: list[Transition], constraints: list[Constra
         for key, option in decl.declares.items():
             path = (*base, "declares", key)
             dim, model = key, ev.model
-            if "." in key:
+            if "." in key and key not in ctx.options:
                 owner, dim = key.split(".", 1)
                 if ev.model is not None or owner not in ctx.models:
                     ctx.err("RP203", f"'declares' names {key!r}, but {owner!r} is not a model"

@@ -159,7 +159,10 @@ def _restricted(ctx: Ctx, kind: str, key: str, value: Any,
                 path: PathKey) -> list[tuple[str, tuple[str, ...], str]]:
     """`{decision: options}` → [(decision, options, "")]; `{attribute: value(s)}` (only,
     forbid) → every decision with an option carrying the attribute, with the options whose
-    attribute has that value: [(decision, options, ":attribute")]."""
+    attribute has that value: [(decision, options, ":attribute")]. A slotted decision's
+    name (`action`) stands for each of its slots (`action.first`, `action.second`)."""
+    if key in ctx.slots:
+        return [r for slot in ctx.slots[key] for r in _restricted(ctx, kind, slot, value, path)]
     if key in ctx.options:
         if not isinstance(value, list | str):
             ctx.err("RP201", f"decision {key!r} takes a list of its options, got {value!r}",

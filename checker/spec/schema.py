@@ -105,6 +105,17 @@ class ConstraintDecl(_Strict):
     cite: Cite | None = None
 
 
+OptionList = list[str | dict[str, dict[str, Scalar]]]   # options, `{name: {attr: value}}`
+
+
+class DecisionDecl(_Strict):
+    """A decision a model takes several times in one activation: one decision per slot
+    (`action.first`, `action.second`), each over `options`."""
+
+    options: OptionList
+    slots: list[str] = Field(min_length=1)
+
+
 class PermissionDecl(_Strict):
     """`may:` what the text grants: the options of `grants` while `when` holds."""
 
@@ -217,7 +228,7 @@ class SpecDoc(_Strict):
     events: list[EventDecl] = []
     rules: list[RuleDecl] = []
     prevents: list[PreventDecl] = []
-    decisions: dict[str, list[str | dict[str, dict[str, Scalar]]]] = {}
+    decisions: dict[str, OptionList | DecisionDecl] = {}
     constraints: list[ConstraintDecl] = []
     may: list[PermissionDecl] = []
     facts: list[FactDecl] = []
@@ -285,7 +296,7 @@ def _diagnostic(loc: tuple[Any, ...], err: Any, tree: SpecTree) -> Diagnostic:
 def _field_names() -> set[str]:
     names: set[str] = set()
     for model in (SpecDoc, CiteRef, MarkerDecl, StateDecl, VarDecl, EventDecl, RuleDecl,
-                  PreventDecl, ConstraintDecl, PermissionDecl, FactDecl, StatDecl,
+                  PreventDecl, ConstraintDecl, DecisionDecl, PermissionDecl, FactDecl, StatDecl,
                   ModifierDecl, StepDecl, ProcedureDecl, PropertyDecl, RulingDecl, MetaDecl,
                   InformalDecl, UndefinedDecl):
         for fname, f in model.model_fields.items():

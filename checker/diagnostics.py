@@ -65,6 +65,10 @@ _CODES = [
     Code("RP210", "cyclic-definition", "definitions refer to each other in a cycle"),
     Code("RP211", "bad-value", "a value is out of its allowed range"),
     Code("RP212", "contradictory-order", "ordering rules put two rules in both orders"),
+    Code("RP215", "unknown-option", "a declaration or permission names an option its "
+         "decision does not have"),
+    Code("RP216", "unknown-attribute", "a constraint restricts an attribute no option "
+         "declares"),
     # graph / structure: RP301–RP304 are finding kinds, below
     # properties
     Code("RP501", "property-violated", "a property the ruleset promises is violated"),
@@ -99,6 +103,14 @@ _FINDINGS = [
              "Properties that hold only vacuously", Severity.WARNING),
     _finding("RP302", "trigger-cycle", "triggered rules can re-trigger each other",
              "Triggered rules that can re-trigger each other", Severity.WARNING),
+    _finding("RP410", "deadlock", "a situation in which no event can happen any more",
+             "Situations where the game cannot go on"),
+    _finding("RP411", "unmet-obligation", "an obligation no enabled declaration can meet",
+             "Obligations no declaration can meet"),
+    _finding("RP412", "unusable-permission", "a permission the restrictions always forbid",
+             "Permissions that can never be used"),
+    _finding("RP413", "permission-conflict", "a permission meets a prohibition",
+             "Permissions that meet a prohibition"),
     _finding("RP303", "leaves-terminal", "a rule or event leaves a terminal State",
              "Rules that leave a terminal State", Severity.WARNING),
 ]

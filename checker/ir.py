@@ -148,14 +148,20 @@ class Transition:
     effects: tuple[Assign, ...]
     model: str | None = None
     on: tuple[str, ...] = ()      # rules: the event ids (instances) that trigger them
+    declares: tuple[tuple[str, str, str | None], ...] = ()  # events: (decision, option,
+    #   model) each declares; `guard` then includes that the constraints permit them
+    unrestricted: LExpr | None = None   # events that declare: the guard as written, before
+    #   the constraints' permission of the declared options was added
 
 
 @dataclass(frozen=True)
 class Decision:
-    """A choice a model makes at a decision point (`action`, `movement`), with its options."""
+    """A choice a model makes at a decision point (`action`, `movement`), with its options
+    and each option's attributes (`charge: {complex: true}`; values as written)."""
 
     name: str
     options: tuple[str, ...]
+    attributes: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -169,6 +175,19 @@ class Constraint:
     options: tuple[str, ...]
     when: LExpr
     overrides: tuple[str, ...] = ()   # constraint sources this one overrides
+    model: str | None = None
+
+
+@dataclass(frozen=True)
+class Permission:
+    """`may:` the text grants `options` of `decision` to `model` while `when` holds."""
+
+    id: str
+    source: str
+    decision: str
+    options: tuple[str, ...]
+    when: LExpr
+    overrides: tuple[str, ...] = ()   # constraint sources this permission overrides
     model: str | None = None
 
 
@@ -267,6 +286,7 @@ class System:
     #   step, seen' = seen or watched(pre-state); used for "terminal" properties
     precedence: tuple[Precedence, ...] = ()   # the orders the text gives (issue #14)
     order_choices: tuple[OrderChoice, ...] = ()
+    permissions: tuple[Permission, ...] = ()   # `may:` what the text grants
 
     def var(self, name: str) -> Var:
         for v in self.vars:
@@ -337,16 +357,23 @@ def apply_modifier(m: Modifier, value: int, rounding: str) -> int:
             "cap": min(value, m.arg), "floor": max(value, m.arg)}[m.op]
 
 
+def effective_expr(c: Constraint, constraints: list[Constraint] | tuple[Constraint, ...],
+                   permissions: tuple[Permission, ...] = ()) -> LExpr:
+    """Constraint `c` is in force: active and not overridden by an active constraint or
+    permission of the same model."""
+    overriders = [o.when for o in (*constraints, *permissions)
+                  if o.model == c.model and c.source in o.overrides]
+    return conj(c.when, *(neg(w) for w in overriders))
+
+
 def allowed_expr(constraints: list[Constraint] | tuple[Constraint, ...], dim: str, option: str,
-                 model: str | None) -> LExpr:
+                 model: str | None, permissions: tuple[Permission, ...] = ()) -> LExpr:
     """Option `option` of decision `dim` is allowed for `model` by the effective constraints
-    (those not overridden by another active constraint of the same model)."""
+    (those not overridden by another active constraint or permission of the same model)."""
     mine = [c for c in constraints if c.decision == dim and c.model == model]
-    everyone = [c for c in constraints if c.model == model]
     parts: list[LExpr] = []
     for c in mine:
-        overriders = [o.when for o in everyone if c.source in o.overrides]
-        effective = conj(c.when, *(neg(w) for w in overriders))
+        effective = effective_expr(c, constraints, permissions)
         permits = option not in c.options if c.kind == "forbid" else option in c.options
         if not permits:
             parts.append(neg(effective))

@@ -75,12 +75,32 @@ PLANTED: dict[str, set[Expected]] = {
     "undefined-reference": {("undefined-reference", ("undefined:rout-test",), ("rout-test",),
                              False, ())},
     "vacuous-property": {("vacuous-property", ("no-hp-means-down",), ("Down",), False, ())},
+    "deadlock": {("deadlock", ("dazed-no-nothing", "stunned-nothing"), ("Dazed", "Stunned"),
+                  False, ()),
+                 ("no-legal-action", ("dazed-no-nothing", "stunned-nothing"),
+                  ("Dazed", "Stunned"), False, ())},
+    "unmet-obligation": {("unmet-obligation", ("cornered-dodge",), ("Cornered",), False, ())},
+    "unusable-permission": {("unusable-permission", ("hidden-cannot-reveal",
+                                                     "hidden-may-reveal"), ("Hidden",),
+                             False, ())},
+    "unusable-permission-ok": {("permission-conflict", ("hidden-may-reveal",
+                                                        "stunned-hidden-cannot-reveal"),
+                                ("Hidden", "Stunned"), True,
+                                ("stunned-hidden-cannot-reveal",))},
+    "permission-conflict": {("permission-conflict", ("hidden-may-reveal",
+                                                     "stunned-hidden-cannot-reveal"),
+                             ("Hidden", "Stunned"), False, ())},
+    "permission-conflict-ok": {("permission-conflict", ("hidden-may-reveal",
+                                                        "stunned-hidden-cannot-reveal"),
+                                ("Hidden", "Stunned"), True, ("forbid-beats-allow",))},
 }
 KINDS = ("fact-contradiction", "forbidden-obligation", "no-legal-action", "order-dependence",
          "non-termination", "dead-rule", "dead-ordering-rule", "unreachable-state",
-         "undefined-reference", "vacuous-property", "leaves-terminal")
+         "undefined-reference", "vacuous-property", "leaves-terminal", "deadlock",
+         "unmet-obligation", "unusable-permission", "permission-conflict")
 SPECS = sorted(p.stem for p in CORPUS.glob("*.yaml"))
-CONFLICT_KINDS = {"fact-contradiction", "forbidden-obligation", "no-legal-action"}
+CONFLICT_KINDS = {"fact-contradiction", "forbidden-obligation", "no-legal-action", "deadlock",
+                  "unmet-obligation", "unusable-permission", "permission-conflict"}
 
 
 def load(name: str) -> Ruleset:
@@ -133,6 +153,7 @@ def test_conflicts_reports_exactly_the_planted_ones(name: str) -> None:
         # the situation holds in the trace's last state: every clashing rule is active
         active = {c.source for c in ruleset.system.constraints if evaluate(c.when, final)}
         active |= {x.source for x in ruleset.system.facts if evaluate(x.when, final)}
+        active |= {x.source for x in ruleset.system.permissions if evaluate(x.when, final)}
         assert set(f.rules) <= active
         assert all(r in ruleset.elements for r in f.rules + f.resolved_by)
         assert all(ruleset.elements[r].quotes for r in f.rules)

@@ -111,9 +111,10 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield folder
 
 
-def _diff(name: str, old: Path, new: Path) -> tuple[int, dict[str, Any]]:
+def _diff(name: str, old: Path, new: Path, *extra: str) -> tuple[int, dict[str, Any]]:
     out = Path(f"{name}.json")
-    rc = main(["diff", str(old), str(new), "--json", str(out), "--html", f"diff-{name}"])
+    rc = main(["diff", str(old), str(new), "--json", str(out), "--html", f"diff-{name}",
+               *extra])
     return rc, json.loads(out.read_text("utf-8"))
 
 
@@ -244,8 +245,19 @@ def test_drift_reports_the_reworded_sentence(capsys: pytest.CaptureFixture[str])
 # ============================================================================ 4. resolving a clash
 
 def test_diff_override_resolves_broken_vs_panic(capsys: pytest.CaptureFixture[str]) -> None:
+    accept = Path("resolved-accept.json")
     rc, data = _diff("resolved", Path("noc-old/spec/noctvale.yaml"),
-                        Path("noc-resolved/spec/noctvale.yaml"))
+                        Path("noc-resolved/spec/noctvale.yaml"), "--write-accept", str(accept))
+    # the override permits what Panic forbade: a Broken, Panicked fighter may now head
+    # toward the edge — a behaviour change the gate fails on until it is reviewed
+    assert rc == 1
+    permitted = [c for b in data["behaviour"] for c in b["changes"]
+                 if (c["change"], c["what"]) == ("possible", "allowed")]
+    assert permitted and all(c["event"].startswith("heading: ") for c in permitted), permitted
+    assert any(c["event"] == "heading: toward_edge" for c in permitted)
+    capsys.readouterr()
+    rc, data = _diff("resolved", Path("noc-old/spec/noctvale.yaml"),
+                        Path("noc-resolved/spec/noctvale.yaml"), "--accept", str(accept))
     assert rc == 0
     assert data["introduces_problems"] is False
     assert data["verdicts"] == []            # no property reads a decision

@@ -67,7 +67,8 @@ def test_no_unknown_and_every_trace_replayed(name: str) -> None:
             assert p.trace.replayed
     for f in c.result.findings:
         if f.kind in ("fact-contradiction", "forbidden-obligation", "no-legal-action",
-                      "order-dependence", "non-termination"):
+                      "order-dependence", "non-termination", "deadlock", "unmet-obligation",
+                      "unusable-permission", "permission-conflict"):
             assert f.trace is not None and f.trace.replayed, f
 
 

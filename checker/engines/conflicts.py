@@ -54,6 +54,7 @@ from checker.engines.decision import (
     states_of,
     visible,
 )
+from checker.engines.declarations import scan_declarations
 from checker.errors import InternalError
 from checker.interpret import evaluate
 from checker.ir import Constraint, LExpr, Ruleset, System, conj, lvars, neg, stable
@@ -136,6 +137,12 @@ def scan_conflicts(ruleset: Ruleset, options: Options, part: int | None = None,
             key = (finding.kind, finding.rules, finding.states)
             if key not in kept or (kept[key].resolved and not finding.resolved):
                 kept[key] = finding
+    extra = scan_declarations(ruleset, reacher, part)
+    for finding in extra.findings:
+        key = (finding.kind, finding.rules, finding.states)
+        if key not in kept or (kept[key].resolved and not finding.resolved):
+            kept[key] = finding
+    scan.undecided += extra.undecided
     scan.findings = sorted(kept.values(), key=lambda f: (f.kind, f.rules, f.states))
     return scan
 

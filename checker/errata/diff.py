@@ -15,7 +15,7 @@ from checker.results.run import CheckedRuleset, Run
 if TYPE_CHECKING:
     from checker.engines.behaviour import BehaviourChange, BehaviourDiff
 
-_SECTIONS = ("meta", "events", "rules", "ordering", "prevents", "constraints", "facts",
+_SECTIONS = ("meta", "events", "rules", "ordering", "prevents", "constraints", "may", "facts",
              "modifiers", "procedures", "properties", "rulings")
 
 

@@ -208,4 +208,4 @@ def _cone(system: System, prop: Property) -> System:
         system, vars=tuple(v for v in system.vars if v.name in c), events=tuple(kept),
         rules=rules, properties=(prop,), monitors=tuple(m for m in system.monitors
                                                         if m[0] in c),
-        decisions=(), constraints=(), facts=(), stats=(), modifiers=())
+        decisions=(), constraints=(), facts=(), stats=(), modifiers=(), permissions=())

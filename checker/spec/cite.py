@@ -22,8 +22,8 @@ CitedItem = tuple[str, str, PathKey, Cite | None, str]   # id, section, path, ci
 def cited_items(d: SpecDoc) -> list[CitedItem]:
     """Every spec element that can carry a `cite`, with its id and path in the spec."""
     cited: list[CitedItem] = []
-    for section in ("meta", "events", "rules", "ordering", "prevents", "constraints", "facts",
-                    "modifiers", "procedures", "properties", "rulings"):
+    for section in ("meta", "events", "rules", "ordering", "prevents", "constraints", "may",
+                    "facts", "modifiers", "procedures", "properties", "rulings"):
         for i, item in enumerate(getattr(d, section)):
             cited.append((item.id, section, (section, i), item.cite, ""))
             if section == "procedures":

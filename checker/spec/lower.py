@@ -15,6 +15,7 @@ from checker.errors import SpecError
 from checker.ir import Decision, Element, LExpr, PathKey, Ruleset, System, Var, VarKind
 from checker.spec.cite import cite_all
 from checker.spec.lower_ctx import Ctx
+from checker.spec.lower_decisions import lower_declares, lower_permissions
 from checker.spec.lower_expr import did_you_mean, lower_bool
 from checker.spec.lower_order import lower_ordering
 from checker.spec.lower_props import (
@@ -53,8 +54,12 @@ def lower(tree: SpecTree, doc: SpecDoc) -> Ruleset:
     events = lower_events(ctx)
     rules = lower_rules(ctx)
     precedence, order_choices = lower_ordering(ctx)
-    decisions = tuple(Decision(k, tuple(v)) for k, v in doc.decisions.items())
+    decisions = tuple(Decision(k, tuple(v), tuple(
+        (o, tuple(sorted(ctx.attrs[k][o].items()))) for o in v if ctx.attrs[k][o]))
+        for k, v in ctx.options.items())
     constraints = lower_constraints(ctx)
+    permissions = lower_permissions(ctx)
+    events = lower_declares(ctx, events, constraints, permissions)
     facts = lower_facts(ctx)
     stats, modifiers = lower_modifiers(ctx)
     monitors: list[tuple[str, LExpr]] = []
@@ -72,7 +77,7 @@ def lower(tree: SpecTree, doc: SpecDoc) -> Ruleset:
         ruleset=doc.ruleset, vars=tuple(ctx.vars.values()), events=tuple(events),
         rules=tuple(rules), res_bound=res_bound, decisions=decisions,
         constraints=tuple(constraints), facts=tuple(facts), stats=tuple(stats),
-        modifiers=tuple(modifiers), models=ctx.models,
+        modifiers=tuple(modifiers), models=ctx.models, permissions=tuple(permissions),
         meta=frozenset(m.resolves for m in doc.meta if m.resolves), monitors=tuple(monitors),
         precedence=precedence, order_choices=order_choices)
     system = with_builtin_properties(ctx, system, properties)
@@ -104,9 +109,9 @@ def _check_unique_ids(ctx: Ctx) -> None:
     d = ctx.doc
     sections: list[tuple[str, list[Any]]] = [
         ("meta", d.meta), ("events", d.events), ("rules", d.rules), ("ordering", d.ordering),
-        ("prevents", d.prevents),
-        ("constraints", d.constraints), ("facts", d.facts), ("modifiers", d.modifiers),
-        ("procedures", d.procedures), ("properties", d.properties), ("rulings", d.rulings)]
+        ("prevents", d.prevents), ("constraints", d.constraints), ("may", d.may),
+        ("facts", d.facts), ("modifiers", d.modifiers), ("procedures", d.procedures),
+        ("properties", d.properties), ("rulings", d.rulings)]
     for section, items in sections:
         for i, item in enumerate(items):
             path = (section, i, "id")

@@ -33,6 +33,21 @@ class Ctx:
         self.modifiers: list[Modifier] = []
         self.stat_uses: set[tuple[str, str | None]] = set()   # stat() in the expression
         self.allow_stat = False                           # only properties may use stat()
+        self.options: dict[str, list[str]] = {}          # decision → its option names
+        self.attrs: dict[str, dict[str, dict[str, str]]] = {}   # decision → option → attrs
+        self.slots: dict[str, list[str]] = {}            # slotted decision → its slots
+        for base, decl in doc.decisions.items():
+            opts = decl if isinstance(decl, list) else decl.options
+            dims = [base] if isinstance(decl, list) else [f"{base}.{s}" for s in decl.slots]
+            if not isinstance(decl, list):
+                self.slots[base] = dims
+            for dim in dims:
+                self.options[dim], self.attrs[dim] = [], {}
+                for o in opts:
+                    named = {o: {}} if isinstance(o, str) else o
+                    for name, attrs in named.items():
+                        self.options[dim].append(name)
+                        self.attrs[dim][name] = {k: _word(v) for k, v in attrs.items()}
 
     def err(self, code: str, message: str, path: PathKey, fix: str | None = None) -> None:
         d = Diagnostic(code, message, self.tree.source_map.at(path), fix)
@@ -51,3 +66,8 @@ class Ctx:
     def known_names(self) -> list[str]:
         return [*self.state_kind, *self.model_vars, *self.global_vars, *self.inputs,
                 *(lab for v in self.vars.values() for lab in v.labels)]
+
+
+def _word(value: Any) -> str:
+    """An attribute value as the spec writes it (`true`, `2`, `melee`)."""
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)

@@ -166,10 +166,10 @@ def lower_rulings(ctx: Ctx, constraints: list[Constraint]) -> list[Property]:
             premises.append(when)
             checks: list[LExpr] = []
             for dim, want in rd.expect.items():
-                options = ctx.doc.decisions.get(dim)
+                options = ctx.options.get(dim)
                 if options is None:
                     ctx.err("RP203", f"unknown decision {dim!r}", ("rulings", i, "expect", dim),
-                            did_you_mean(dim, list(ctx.doc.decisions)))
+                            did_you_mean(dim, list(ctx.options)))
                     continue
                 if want not in options:
                     ctx.err("RP203", f"{want!r} is not an option of decision {dim!r}",

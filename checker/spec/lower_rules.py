@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from checker.ir import (
@@ -102,15 +103,14 @@ def with_resets(ctx: Ctx, ev: Transition) -> Transition:
     inst = f"_happened:{ev.id}"
     if inst in ctx.vars:
         resets.append(Assign(inst, Const(1)))
-    return Transition(ev.id, ev.source, ev.kind, ev.guard, (*resets, *ev.effects), ev.model,
-                      ev.on)
+    return replace(ev, effects=(*resets, *ev.effects))
 
 
 # ============================================================================ constraints
 
 def lower_constraints(ctx: Ctx) -> list[Constraint]:
     out: list[Constraint] = []
-    ids = {c.id for c in ctx.doc.constraints} | {
+    ids = {c.id for c in ctx.doc.constraints} | {p.id for p in ctx.doc.may} | {
         f"{p.id}.{s.id}" for p in ctx.doc.procedures for s in p.steps} | {
         p.id for p in ctx.doc.procedures}
     for i, cd in enumerate(ctx.doc.constraints):
@@ -147,20 +147,54 @@ def _decision_constraints(ctx: Ctx, ident: str, source: str, decl: Any, when: LE
             continue
         given = True
         for dim, opts in spec.items():
-            options = (opts,) if isinstance(opts, str) else tuple(opts)
-            if dim not in ctx.doc.decisions:
-                ctx.err("RP203", f"unknown decision {dim!r}", (*path, kind, dim),
-                        did_you_mean(dim, list(ctx.doc.decisions)))
-                continue
-            for o in options:
-                if o not in ctx.doc.decisions[dim]:
-                    ctx.err("RP203", f"{o!r} is not an option of decision {dim!r}",
-                            (*path, kind, dim), did_you_mean(o, ctx.doc.decisions[dim]))
-            out.append(Constraint(f"{ctx.instance(ident, model)}/{dim}", source, kind, dim,
-                                  options, when, overrides, model))
+            for d, options, suffix in _restricted(ctx, kind, dim, opts, (*path, kind, dim)):
+                out.append(Constraint(f"{ctx.instance(ident, model)}/{d}{suffix}", source,
+                                      kind, d, options, when, overrides, model))
     if not given and not hasattr(decl, "steps"):
         ctx.err("RP209", "a constraint needs one of 'only', 'forbid', 'must'", path)
     return out
+
+
+def _restricted(ctx: Ctx, kind: str, key: str, value: Any,
+                path: PathKey) -> list[tuple[str, tuple[str, ...], str]]:
+    """`{decision: options}` → [(decision, options, "")]; `{attribute: value(s)}` (only,
+    forbid) → every decision with an option carrying the attribute, with the options whose
+    attribute has that value: [(decision, options, ":attribute")]. A slotted decision's
+    name (`action`) stands for each of its slots (`action.first`, `action.second`)."""
+    if key in ctx.slots:
+        return [r for slot in ctx.slots[key] for r in _restricted(ctx, kind, slot, value, path)]
+    if key in ctx.options:
+        if not isinstance(value, list | str):
+            ctx.err("RP201", f"decision {key!r} takes a list of its options, got {value!r}",
+                    path)
+            return []
+        options = (value,) if isinstance(value, str) else tuple(value)
+        for o in options:
+            if o not in ctx.options[key]:
+                ctx.err("RP203", f"{o!r} is not an option of decision {key!r}", path,
+                        did_you_mean(o, ctx.options[key]))
+        return [(key, options, "")]
+    attrs = sorted({a for dim in ctx.attrs.values() for at in dim.values() for a in at})
+    if kind != "must" and key not in attrs and not isinstance(value, list):
+        ctx.err("RP216", f"no option of any decision declares the attribute {key!r}", path,
+                did_you_mean(key, attrs) or "declare it on the options it describes, e.g. "
+                "`decisions: {action: [dodge, {charge: {complex: true}}]}`")
+        return []
+    if kind == "must" or key not in attrs:
+        ctx.err("RP203", f"unknown decision {key!r}", path,
+                did_you_mean(key, list(ctx.options)))
+        return []
+    wanted = {_scalar(v) for v in (value if isinstance(value, list) else [value])}
+    out = []
+    for dim, by_option in ctx.attrs.items():
+        if any(key in at for at in by_option.values()):
+            chosen = tuple(o for o in ctx.options[dim] if by_option[o].get(key) in wanted)
+            out.append((dim, chosen, f":{key}"))
+    return out
+
+
+def _scalar(value: Any) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
 def lower_facts(ctx: Ctx) -> list[Fact]:

@@ -68,6 +68,10 @@ class EventDecl(_Strict):
     when: str = "true"
     do: list[str] = []
     scope: Literal["model", "global"] = "model"
+    declares: dict[str, str] | None = Field(
+        default=None, description="the decision options this event declares, {decision: "
+        "option} (a global event of several models names the model: {a.action: dodge}); "
+        "the event is enabled only where the constraints permit them")
     cite: Cite | None = None
 
 
@@ -88,12 +92,37 @@ class PreventDecl(_Strict):
     cite: Cite | None = None
 
 
+Scalar = bool | int | str
+Restriction = dict[str, list[str] | Scalar]   # {decision: [options]} or {attribute: value}
+
+
 class ConstraintDecl(_Strict):
     id: str
     when: str = "true"
-    only: dict[str, list[str]] | None = None
-    forbid: dict[str, list[str]] | None = None
+    only: Restriction | None = None
+    forbid: Restriction | None = None
     must: dict[str, str] | None = None
+    overrides: list[str] = []
+    cite: Cite | None = None
+
+
+OptionList = list[str | dict[str, dict[str, Scalar]]]   # options, `{name: {attr: value}}`
+
+
+class DecisionDecl(_Strict):
+    """A decision a model takes several times in one activation: one decision per slot
+    (`action.first`, `action.second`), each over `options`."""
+
+    options: OptionList
+    slots: list[str] = Field(min_length=1)
+
+
+class PermissionDecl(_Strict):
+    """`may:` what the text grants: the options of `grants` while `when` holds."""
+
+    id: str
+    when: str = "true"
+    grants: dict[str, list[str] | str]
     overrides: list[str] = []
     cite: Cite | None = None
 
@@ -123,8 +152,8 @@ class ModifierDecl(_Strict):
 class StepDecl(_Strict):
     id: str
     if_: str = Field(default="true", alias="if")
-    only: dict[str, list[str]] | None = None
-    forbid: dict[str, list[str]] | None = None
+    only: Restriction | None = None
+    forbid: Restriction | None = None
     must: dict[str, str] | None = None
     cite: Cite | None = None
 
@@ -168,7 +197,8 @@ class RulingDecl(_Strict):
 class MetaDecl(_Strict):
     id: str
     stacking: Literal["none", "stack"] | None = None
-    resolves: Literal["prevent-beats-force", "active-player-orders"] | None = None
+    resolves: Literal["prevent-beats-force", "active-player-orders",
+                      "prohibition-beats-permission"] | None = None
     cite: Cite | None = None
 
 
@@ -245,8 +275,9 @@ class SpecDoc(_Strict):
     rules: list[RuleDecl] = []
     ordering: list[OrderingDecl] = []
     prevents: list[PreventDecl] = []
-    decisions: dict[str, list[str]] = {}
+    decisions: dict[str, OptionList | DecisionDecl] = {}
     constraints: list[ConstraintDecl] = []
+    may: list[PermissionDecl] = []
     facts: list[FactDecl] = []
     stats: dict[str, StatDecl] = {}
     modifiers: list[ModifierDecl] = []
@@ -314,9 +345,9 @@ def _diagnostic(loc: tuple[Any, ...], err: Any, tree: SpecTree) -> Diagnostic:
 def _field_names() -> set[str]:
     names: set[str] = set()
     for model in (SpecDoc, CiteRef, MarkerDecl, StateDecl, VarDecl, EventDecl, RuleDecl,
-                  PreventDecl, ConstraintDecl, FactDecl, StatDecl, ModifierDecl, StepDecl,
-                  ProcedureDecl, PropertyDecl, RulingDecl, MetaDecl, InformalDecl,
-                  UndefinedDecl, RuleSelection, OrderingDecl):
+                  PreventDecl, ConstraintDecl, DecisionDecl, PermissionDecl, FactDecl, StatDecl,
+                  ModifierDecl, StepDecl, ProcedureDecl, PropertyDecl, RulingDecl, MetaDecl,
+                  InformalDecl, UndefinedDecl, RuleSelection, OrderingDecl):
         for fname, f in model.model_fields.items():
             names.add(f.alias or fname)
     return names

@@ -64,6 +64,8 @@ _CODES = [
     Code("RP209", "missing-field", "a required field is missing"),
     Code("RP210", "cyclic-definition", "definitions refer to each other in a cycle"),
     Code("RP211", "bad-value", "a value is out of its allowed range"),
+    Code("RP212", "exact-without-cite", "a range is pinned `exact` without the sentence "
+         "that fixes it"),
     # graph / structure: RP301–RP304 are finding kinds, below
     # properties
     Code("RP501", "property-violated", "a property the ruleset promises is violated"),
@@ -94,6 +96,8 @@ _FINDINGS = [
              "Things the text refers to but never defines", Severity.WARNING),
     _finding("RP407", "vacuous-property", "a property that holds only vacuously",
              "Properties that hold only vacuously", Severity.WARNING),
+    _finding("RP408", "scope-sensitive", "a proof that holds only because a range is small",
+             "Proofs that hold only because a range is small", Severity.WARNING),
     _finding("RP302", "trigger-cycle", "triggered rules can re-trigger each other",
              "Triggered rules that can re-trigger each other", Severity.WARNING),
     _finding("RP303", "leaves-terminal", "a rule or event leaves a terminal State",

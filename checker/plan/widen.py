@@ -127,16 +127,20 @@ def _finding(prop: Property, claim: str, after: PropertyResult,
     if prop.mode == "reachable":
         fails = "it can never happen"
     elif after.trace is not None:
-        fails = "it is broken (the trace, with the range widened)"
+        fails = "it breaks (the trace replays it on the widened spec)"
     else:
         fails = "it no longer holds"
     message = f"{prop.id}: {claim!r} is proved only because {bounds}; with {wider} {fails}"
     detail = (("property", prop.id),
               *((f"range of {r.noun}", f"{r.lo}..{r.hi} widened to {r.lo}..{r.wide}")
                 for r in culprits),
-              ("with the ranges widened", after.reason or after.status.value))
-    elements = tuple(sorted({prop.source} | {f"vars:{r.name}" if r.kind == "var"
-                                             else f"states:{r.name}" for r in culprits}))
+              ("with the range widened", after.reason or (
+                  f"broken in {len(after.trace.steps) - 1} steps (the trace)"
+                  if after.trace is not None else "no longer holds")))
+    # the property first (the finding is located there), then the ranges' declarations
+    elements = (prop.source, *sorted({f"vars:{r.name}" if r.kind == "var"
+                                      else f"states:{r.name}" for r in culprits}
+                                     - {prop.source}))
     return Finding("scope-sensitive", elements, tuple(sorted(prop.states)), message,
                    trace=after.trace, detail=detail)
 

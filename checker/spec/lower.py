@@ -249,16 +249,16 @@ def _check_exact(ctx: Ctx) -> None:
     sentence of the text can do that, so it needs a `cite` on the same declaration."""
     d = ctx.doc
     pinned: list[tuple[PathKey, str]] = [
-        (("vars", n), f"variable {n!r}") for n, v in d.vars.items()
+        (("vars", n), f"variable {n!r} is") for n, v in d.vars.items()
         if v.exact and v.cite is None]
-    pinned += [(("inputs", n), f"input {n!r}") for n, v in d.inputs.items()
+    pinned += [(("inputs", n), f"input {n!r} is") for n, v in d.inputs.items()
                if not isinstance(v, list | str) and v.exact and v.cite is None]
-    pinned += [(("states", n, "markers"), f"the markers of {n!r}")
+    pinned += [(("states", n, "markers"), f"the markers of {n!r} are")
                for n, sd in d.states.items()
                if sd.markers is not None and sd.markers.exact and sd.markers.cite is None]
     for path, what in pinned:
-        ctx.err("RP212", f"{what} is pinned 'exact: true' but cites no sentence that fixes "
-                "its range", (*path, "exact"),
+        ctx.err("RP212", f"{what} pinned 'exact: true' without a 'cite' of the sentence "
+                "that fixes the range", (*path, "exact"),
                 "add 'cite:' quoting the sentence that gives the number (e.g. \"a model "
                 "has 3 Wounds\"), or drop 'exact' so the scope re-check widens it")
 

@@ -194,3 +194,25 @@ def test_the_finding_flows_through_every_report(tmp_path: Path,
                    "1", "--no-color", "--strict", "--html", "html"])
     capsys.readouterr()
     assert strict == 1
+
+
+def test_an_unknown_recheck_is_an_unknown_in_the_report(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    def undecided(system: object, ids: object, options: object, proofs: object
+                  ) -> dict[str, PropertyResult]:
+        return {"wounded-is-down": PropertyResult("wounded-is-down", "always", Status.UNKNOWN,
+                                                  None, "state limit reached")}
+
+    monkeypatch.setattr(plan_widen, "decide", undecided)
+    monkeypatch.chdir(tmp_path)
+    code = main(["check", str(CORPUS / "scope-sensitive.yaml"), "--no-cache", "--jobs", "1",
+                 "--no-color", "--json", "r.json", "--junit", "r.xml", "--html", "html"])
+    out = capsys.readouterr().out
+    assert code == 3, out                   # only UNKNOWN: never a clean exit
+    data = json.loads(Path("r.json").read_text("utf-8"))
+    (p,) = [p for r in data["rulesets"] for p in r["properties"]
+            if p["id"] == "scope:wounded-is-down"]
+    assert p["status"] == "unknown" and "hp up to 3" in p["reason"]
+    assert "scope:wounded-is-down" in Path("r.xml").read_text("utf-8")

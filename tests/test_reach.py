@@ -45,7 +45,7 @@ def _load(text: str) -> System:
 
 
 @pytest.mark.parametrize(("seed", "micro", "stable"), [("noctvale", 124_896, 43_560),
-                                                       ("eldfall", 65_576, 3_432)])
+                                                       ("eldfall", 68_276, 3_768)])
 def test_seed_counts_first(seed: str, micro: int, stable: int) -> None:
     core = Reach(_seed(seed), resolution="first")
     assert core.complete

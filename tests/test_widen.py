@@ -216,3 +216,20 @@ def test_an_unknown_recheck_is_an_unknown_in_the_report(tmp_path: Path,
             if p["id"] == "scope:wounded-is-down"]
     assert p["status"] == "unknown" and "hp up to 3" in p["reason"]
     assert "scope:wounded-is-down" in Path("r.xml").read_text("utf-8")
+
+
+def test_a_widened_spec_that_does_not_load_is_unknown_never_clean(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from checker.diagnostics import Diagnostic
+    from checker.errors import SpecError
+    from checker.spec import widen as spec_widen
+
+    def broken(ruleset: object, which: object = None) -> None:
+        raise SpecError([Diagnostic("RP211", "range [0, 99] must span at most 64 values")])
+
+    monkeypatch.setattr(spec_widen, "widened", broken)
+    ruleset = load("scope-sensitive")
+    props = check_properties(ruleset.system, OPTIONS)
+    found, unknown = scope_recheck(ruleset, props, OPTIONS)
+    assert found == [] and unknown
+    assert all(u.status is Status.UNKNOWN and "does not load" in u.reason for u in unknown)

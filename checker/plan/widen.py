@@ -41,16 +41,17 @@ def scope_recheck(ruleset: Ruleset, results: list[PropertyResult], options: Opti
     if not options.widen or not proved or ruleset.doc is None:
         return [], []
     every = ranges(ruleset.doc)
+    by_id = {r.id: r for r in results}
     try:
         wide = widened(ruleset, every)
-    except SpecError:          # pragma: no cover - widening only grows domains
-        return [], []
+    except SpecError as exc:   # widening only grows domains; if it ever fails, say so
+        why = f"the widened spec does not load: {exc.diagnostics[0].message}"
+        return [], [_unknown(by_id[i], why, every) for i in sorted(proved)]
     if wide is None:
         return [], []
     again = decide(wide.system, proved, options, proofs)
-    by_id = {r.id: r for r in results}
     changed = [r for r in again.values() if r.status is Status.VIOLATED]
-    unknown = [_unknown(by_id[r.id], r, every) for r in again.values()
+    unknown = [_unknown(by_id[r.id], r.reason, every) for r in again.values()
                if r.status is Status.UNKNOWN]
     found: list[Finding] = []
     blame = _blame(ruleset, wide.system, changed, every, options, proofs)
@@ -145,11 +146,10 @@ def _finding(prop: Property, claim: str, after: PropertyResult,
                    trace=after.trace, detail=detail)
 
 
-def _unknown(before: PropertyResult, after: PropertyResult, every: list[Range]
-             ) -> PropertyResult:
+def _unknown(before: PropertyResult, reason: str, every: list[Range]) -> PropertyResult:
     wider = ", ".join(r.wider() for r in every)
     return PropertyResult(
-        f"scope:{before.id}", "scope-sensitive", Status.UNKNOWN, after.method,
-        f"not decided with every range widened ({wider}): {after.reason}", None,
+        f"scope:{before.id}", "scope-sensitive", Status.UNKNOWN, None,
+        f"not decided with every range widened ({wider}): {reason}", None,
         before.states, before.source,
         f"{before.text or before.id} (with every range widened)")

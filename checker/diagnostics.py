@@ -69,6 +69,8 @@ _CODES = [
          "decision does not have"),
     Code("RP216", "unknown-attribute", "a constraint restricts an attribute no option "
          "declares"),
+    Code("RP217", "exact-without-cite", "a range is pinned `exact` without the sentence "
+         "that fixes it"),
     # graph / structure: RP301–RP304 are finding kinds, below
     # properties
     Code("RP501", "property-violated", "a property the ruleset promises is violated"),
@@ -101,6 +103,8 @@ _FINDINGS = [
              "Things the text refers to but never defines", Severity.WARNING),
     _finding("RP407", "vacuous-property", "a property that holds only vacuously",
              "Properties that hold only vacuously", Severity.WARNING),
+    _finding("RP414", "scope-sensitive", "a proof that holds only because a range is small",
+             "Proofs that hold only because a range is small", Severity.WARNING),
     _finding("RP302", "trigger-cycle", "triggered rules can re-trigger each other",
              "Triggered rules that can re-trigger each other", Severity.WARNING),
     _finding("RP410", "deadlock", "a situation in which no event can happen any more",

@@ -27,6 +27,7 @@ from checker.text import SourceText
 
 if TYPE_CHECKING:
     from checker.spec.schema import SpecDoc
+    from checker.spec.source import SpecTree
 
 PathKey = tuple[str | int, ...]     # a path into the spec tree (source map key)
 
@@ -416,3 +417,4 @@ class Ruleset:
     undefined: tuple[tuple[str, str], ...] = ()   # (name, element id)
     spec_text: str = field(default="", repr=False)
     doc: SpecDoc | None = field(default=None, repr=False, compare=False)
+    tree: SpecTree | None = field(default=None, repr=False, compare=False)  # to lower again

@@ -22,4 +22,6 @@ class Options:
     shard: tuple[int, int] = (1, 1)  # (K, N): check only the K-th of N shares of the work
     use_cache: bool = True           # the pipeline keeps results in `.ruleproof-cache/`;
     #   engines only use a cache they are given (`checker.engines.base.ProofStore`)
+    widen: bool = True               # the scope re-check (`checker.plan.widen`): every proved
+    #   property decided again with the spec's ranges widened; off: `--no-widen`
     timings: bool = False            # show timings in reports (off: byte-identical output)

@@ -92,12 +92,39 @@ def test_unchanged_rerun_is_one_ruleset_hit_and_no_cache_means_no_files(
         work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _run(Options(use_cache=False), monkeypatch)
     assert not (work / ".ruleproof-cache").exists()
-    first, _ = _run(Options(), monkeypatch)
+    # without the scope re-check (whose widened systems' cone proofs are cached as well)
+    first, _ = _run(Options(widen=False), monkeypatch)
     entries = sorted((work / ".ruleproof-cache").rglob("*.json"))
     assert len(entries) == 1 + len(PROOFS)                  # the ruleset + one per proof
-    again, seen = _run(Options(), monkeypatch)
+    again, seen = _run(Options(widen=False), monkeypatch)
     assert seen == {}                     # answered by the ruleset entry: nothing looked up
     assert _verdicts(again) == _verdicts(first)
+
+
+@pytest.mark.e2e
+def test_the_scope_recheck_reuses_its_own_cone_proofs(work: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The re-check's proofs on the widened system are kept under their own cones (the
+    widened domains are part of the key), so an edit re-proves there too only what it
+    touches, and they are never taken for the proofs at the spec's ranges."""
+    hits: list[tuple[str, int, bool]] = []
+    real = cache.lookup
+
+    def spy(system, prop, opts):  # type: ignore[no-untyped-def]
+        found = real(system, prop, opts)
+        hp = next(v.hi for v in system.vars if v.name == "hp")
+        hits.append((prop.id, hp, found is not None))
+        return found
+
+    monkeypatch.setattr(cache, "lookup", spy)
+    pipeline.check([Path("spec")], Options())
+    assert hits and not any(h for _, _, h in hits)                    # an empty cache
+    assert {hp for _, hp, _ in hits} == {2, 5}        # hp [0, 2] and widened to [0, 5]
+    hits.clear()
+    _edit_rule(work / "spec" / "mini.yaml")
+    pipeline.check([Path("spec")], Options())
+    widened = {p for p, hp, hit in hits if hp == 5 and hit}
+    assert widened and "no-stacking:Flying" not in widened
 
 
 @pytest.mark.e2e

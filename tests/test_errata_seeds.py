@@ -177,9 +177,10 @@ def test_diff_eldfall_heal_clears_dead(capsys: pytest.CaptureFixture[str]) -> No
     assert rc == 1
     assert data["introduces_problems"] is True
     # only "Dead ... Cannot be removed" breaks. Not the other Dead properties: the healed model
-    # is still Incapacitated and Crouched at 1 HP, and it can only become Dead again by
-    # another Wound (to 0 HP) while Incapacitated (dead-keeps-incapacitated, dead-no-hp hold);
-    # Dead stays reachable and every rule can still fire.
+    # is still Incapacitated and Crouched, and it can only become Dead again by another Wound
+    # while Incapacitated; dead-keeps-incapacitated and dead-no-hp are violated in both
+    # versions (a model Incapacitated by an effect with 2 HP is Dead with 1 HP after the
+    # Wound), so they do not change; Dead stays reachable and every rule can still fire.
     assert _verdicts(data) == {("eldfall", "dead-terminal", "proved", "violated")}
     # and the state machine now has an edge out of the terminal State Dead: the new event
     assert [(f["change"], f["finding"]["kind"], f["finding"]["rules"], f["finding"]["states"])

@@ -69,6 +69,9 @@ def _parser() -> argparse.ArgumentParser:
                         "the split is the same on every machine)")
     c.add_argument("--no-cache", action="store_true", help="re-check everything")
     c.add_argument("--timings", action="store_true", help="show timings in the reports")
+    c.add_argument("--no-widen", action="store_true",
+                   help="skip the scope re-check (every proved property decided again with "
+                   "the ranges widened; docs/semantics.md) for a quick edit-check loop")
     c.add_argument("--allow-unknown", action="store_true",
                    help="do not fail when a result is UNKNOWN")
     c.add_argument("--strict", action="store_true",
@@ -263,7 +266,8 @@ def _options(args: argparse.Namespace) -> Options:
                    max_depth=args.max_depth, explicit_limit=max(1, args.explicit_limit),
                    node_budget=max(0, args.node_budget),
                    jobs=max(1, args.jobs if args.jobs is not None else _cores()),
-                   use_cache=not args.no_cache, timings=args.timings, shard=args.shard)
+                   use_cache=not args.no_cache, timings=args.timings, shard=args.shard,
+                   widen=not args.no_widen)
 
 
 def _watch(args: argparse.Namespace) -> int:

@@ -4,7 +4,10 @@ The units of work, per ruleset not answered by the whole-ruleset cache:
 - the shared explicit search (`checker.plan.tasks.shared_search`), then one task per property
   (`checker.plan.tasks.decide_property`) once the search is done;
 - the parts of the conflict, order and ordering-rule scans (`checker.plan.shards.scan_items`),
-  one task each, started at once.
+  one task each, started at once;
+- the scope re-check (`checker.plan.widen.scope_recheck`), one task, once every property of
+  the ruleset (of this shard) is decided: it re-decides the proved ones on the widened
+  system.
 
 Workers are forked from this process, so they inherit the loaded rulesets (`_RULESETS`)
 and nothing but indexes, options and results (plain dataclasses) cross a process boundary;
@@ -24,7 +27,8 @@ from checker.engines.reach import shared_core
 from checker.options import Options
 from checker.plan.shards import in_shard, joined, run_scan, scan_items, shard_system
 from checker.plan.tasks import assemble, decide_property, ruleset_cache, shared_search
-from checker.results import PropertyResult, RulesetResult
+from checker.plan.widen import scope_recheck
+from checker.results import Finding, PropertyResult, RulesetResult
 
 if TYPE_CHECKING:
     from checker.engines.base import ProofStore
@@ -52,6 +56,11 @@ def _scan(r: int, item: str, options: Options, proofs: ProofStore | None) -> Sca
     return run_scan(_RULESETS[r], item, options, proofs)
 
 
+def _widen(r: int, props: list[PropertyResult], options: Options, proofs: ProofStore | None
+           ) -> tuple[list[Finding], list[PropertyResult]]:
+    return scope_recheck(_RULESETS[r], props, options, proofs)
+
+
 class _Pending:
     """What one ruleset still waits for."""
 
@@ -66,7 +75,10 @@ class _Pending:
         self.props: list[PropertyResult | None] = [None] * len(system.properties)
         self.todo = [s for s in scan_items() if in_shard(ruleset.id, s, options)]
         self.scans: dict[str, Scan] = {}
-        self.left = 1 + len(self.props) + len(self.todo)     # the search, then each task
+        self.scope: tuple[list[Finding], list[PropertyResult]] = ([], [])
+        self.decided = 0
+        # the search, then each task, then the scope re-check
+        self.left = 1 + len(self.props) + len(self.todo) + 1
 
 
 def check_parallel(rulesets: list[Ruleset], options: Options,
@@ -119,17 +131,25 @@ def check_parallel(rulesets: list[Ruleset], options: Options,
                     elif what == "property":
                         p.props[i] = value
                         finished += 1
+                        p.decided += 1
                         if progress is not None:
                             progress(p.ruleset.id, p.system.properties[i].id,
                                      finished, total)
+                    elif what == "widen":
+                        p.scope = value
                     else:
                         p.scans[what] = value
                     p.left -= 1
+                    if what in ("search", "property") and p.decided == len(p.props):
+                        p.decided = -1       # submitted once, when the last one is in
+                        props = [x for x in p.props if x is not None]
+                        tasks[pool.submit(_widen, r, props, p.options,
+                                          p.proofs)] = (r, "widen", -1)
                     if p.left == 0:
                         props = [x for x in p.props if x is not None]
                         checked = assemble(p.ruleset, props,
                                             joined(p.scans),
-                                            time.perf_counter() - began)
+                                            time.perf_counter() - began, p.scope)
                         p.store(checked.result)
                         done[r] = checked
         except BaseException:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from checker.ir import Property, Ruleset, System
 from checker.options import Options
 from checker.plan.shards import in_shard, joined, run_scan, scan_items, shard_system
-from checker.results import Method, PropertyResult, RulesetResult, Status
+from checker.results import Finding, Method, PropertyResult, RulesetResult, Status
 from checker.results.run import CheckedRuleset, Progress
 from checker.spec.coverage import coverage
 
@@ -63,23 +63,29 @@ def ruleset_cache(ruleset: Ruleset, options: Options
 def _check_fresh(ruleset: Ruleset, options: Options, proofs: ProofStore | None,
                  progress: Progress | None = None) -> CheckedRuleset:
     start = time.perf_counter()
+    from checker.plan.widen import scope_recheck
     props = check_properties(shard_system(ruleset, options), options, proofs,
                              progress=_bind(progress, ruleset.id))
     scans = {item: run_scan(ruleset, item, options, proofs) for item in scan_items()
              if in_shard(ruleset.id, item, options)}
-    return assemble(ruleset, props, joined(scans), time.perf_counter() - start)
+    scope = scope_recheck(ruleset, props, options, proofs)
+    return assemble(ruleset, props, joined(scans), time.perf_counter() - start, scope)
 
 
 def assemble(ruleset: Ruleset, props: list[PropertyResult], scans: list[Scan],
-              seconds: float) -> CheckedRuleset:
-    """The ruleset's result from its property results and its conflict, order and
-    ordering-rule scans."""
+              seconds: float,
+              scope: tuple[list[Finding], list[PropertyResult]] = ([], [])
+              ) -> CheckedRuleset:
+    """The ruleset's result from its property results, its conflict, order and
+    ordering-rule scans and its scope re-check (`checker.plan.widen`)."""
     from checker.graph import structural_findings
     from checker.results import findings
 
     found = structural_findings(ruleset.system, props,
                                 findings.from_properties(ruleset, props))
     props = list(props)
+    found += scope[0]
+    props += scope[1]
     for scan in scans:
         found += scan.findings
         # a candidate the engines could not decide is an UNKNOWN result, never "no finding"

@@ -33,6 +33,10 @@ def cited_items(d: SpecDoc) -> list[CitedItem]:
     for section in ("states", "vars", "stats"):
         for key, item in getattr(d, section).items():
             cited.append((f"{section}:{key}", section, (section, key), item.cite, ""))
+    for key, sd in d.states.items():
+        if sd.markers is not None and sd.markers.cite is not None:
+            cited.append((f"states:{key}.markers", "states", ("states", key, "markers"),
+                          sd.markers.cite, ""))
     for key, dom in d.inputs.items():
         if not isinstance(dom, list | str):
             cited.append((f"inputs:{key}", "inputs", ("inputs", key), dom.cite, ""))

@@ -48,6 +48,7 @@ def lower(tree: SpecTree, doc: SpecDoc) -> Ruleset:
     ctx = Ctx(doc, tree)
     source = _load_source(ctx)
     _check_unique_ids(ctx)
+    _check_exact(ctx)
     _declare(ctx)
     elements: dict[str, Element] = {}
     citations = cite_all(ctx, source, elements) if source else []
@@ -82,7 +83,7 @@ def lower(tree: SpecTree, doc: SpecDoc) -> Ruleset:
         precedence=precedence, order_choices=order_choices)
     system = with_builtin_properties(ctx, system, properties)
     return Ruleset(doc.ruleset, doc.title, tree.display, _source_display(tree, doc), source,
-                   system, elements, tuple(citations), undefined, tree.text, doc)
+                   system, elements, tuple(citations), undefined, tree.text, doc, tree)
 
 
 def _source_display(tree: SpecTree, doc: SpecDoc) -> str:
@@ -250,6 +251,25 @@ def _declare(ctx: Ctx) -> None:
                             ("prevents", i, "blocks"), did_you_mean(st, list(ctx.state_kind)))
                     continue
                 ctx.prevents.setdefault((m, st), []).append(cond)
+
+
+def _check_exact(ctx: Ctx) -> None:
+    """`exact: true` pins a range against the scope re-check (`checker.spec.widen`); only a
+    sentence of the text can do that, so it needs a `cite` on the same declaration."""
+    d = ctx.doc
+    pinned: list[tuple[PathKey, str]] = [
+        (("vars", n), f"variable {n!r} is") for n, v in d.vars.items()
+        if v.exact and v.cite is None]
+    pinned += [(("inputs", n), f"input {n!r} is") for n, v in d.inputs.items()
+               if not isinstance(v, list | str) and v.exact and v.cite is None]
+    pinned += [(("states", n, "markers"), f"the markers of {n!r} are")
+               for n, sd in d.states.items()
+               if sd.markers is not None and sd.markers.exact and sd.markers.cite is None]
+    for path, what in pinned:
+        ctx.err("RP217", f"{what} pinned 'exact: true' without a 'cite' of the sentence "
+                "that fixes the range", (*path, "exact"),
+                "add 'cite:' quoting the sentence that gives the number (e.g. \"a model "
+                "has 3 Wounds\"), or drop 'exact' so the scope re-check widens it")
 
 
 def _domain(ctx: Ctx, vd: Any, path: PathKey) -> tuple[int, int, tuple[str, ...]]:

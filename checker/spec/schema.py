@@ -35,6 +35,8 @@ Cite = str | CiteRef | list[str | CiteRef]
 class MarkerDecl(_Strict):
     max: int = Field(ge=1, le=12)
     values: list[int] | None = None
+    exact: bool = False    # the text fixes `max`: the scope re-check does not widen it
+    cite: Cite | None = None   # the sentence that fixes `max` (required with `exact`)
 
 
 class StateDecl(_Strict):
@@ -51,6 +53,7 @@ class VarDecl(_Strict):
     values: list[str] | None = None
     init: int | str | list[int | str] | None = None
     scope: Literal["model", "global"] = "model"
+    exact: bool = False    # the text fixes `range`: the scope re-check does not widen it
     cite: Cite | None = None
 
     @model_validator(mode="after")

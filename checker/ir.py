@@ -105,7 +105,8 @@ def neg(e: LExpr) -> LExpr:
 
 # ----------------------------------------------------------------------------- system
 
-VarKind = Literal["state", "marker", "int", "enum", "input", "happened", "fired", "res", "seen"]
+VarKind = Literal["state", "marker", "int", "enum", "input", "happened", "fired", "res", "seen",
+                  "was"]
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,7 @@ class Var:
 
     @property
     def bookkeeping(self) -> bool:
-        return self.kind in ("happened", "fired", "res", "seen")
+        return self.kind in ("happened", "fired", "res", "seen", "was")
 
     def show(self, value: int) -> str:
         if self.labels and 0 <= value < len(self.labels):
@@ -148,6 +149,7 @@ class Transition:
     effects: tuple[Assign, ...]
     model: str | None = None
     on: tuple[str, ...] = ()      # rules: the event ids (instances) that trigger them
+    edges: tuple[str, ...] = ()   # rules: `enters X` / `leaves X` triggers (State variables)
 
 
 @dataclass(frozen=True)
@@ -374,6 +376,7 @@ class Element:
     location: Location
     quotes: tuple[str, ...]
     reason: str = ""      # informal entries: why the sentence is not formalized
+    restates: str = ""    # the element this one restates (`restates:`, table ↔ detail)
 
 
 @dataclass(frozen=True)

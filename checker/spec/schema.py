@@ -77,6 +77,7 @@ class RuleDecl(_Strict):
     when: str = "true"
     do: list[str]
     repeat_while: str | None = None
+    restates: str | None = None     # another statement of the same rule (table ↔ detail)
     cite: Cite | None = None
 
 
@@ -94,6 +95,7 @@ class ConstraintDecl(_Strict):
     forbid: dict[str, list[str]] | None = None
     must: dict[str, str] | None = None
     overrides: list[str] = []
+    restates: str | None = None
     cite: Cite | None = None
 
 
@@ -102,6 +104,7 @@ class FactDecl(_Strict):
     when: str = "true"
     set: dict[str, str]
     overrides: list[str] = []
+    restates: str | None = None
     cite: Cite | None = None
 
 
@@ -116,6 +119,7 @@ class ModifierDecl(_Strict):
     when: str = "true"
     stat: str
     op: str = Field(description="halve | double | add N | set N | cap N | floor N")
+    restates: str | None = None
     cite: Cite | None = None
 
 

@@ -64,6 +64,7 @@ _CODES = [
     Code("RP209", "missing-field", "a required field is missing"),
     Code("RP210", "cyclic-definition", "definitions refer to each other in a cycle"),
     Code("RP211", "bad-value", "a value is out of its allowed range"),
+    Code("RP216", "bad-restatement", "a 'restates' link that cannot be compared"),
     # graph / structure: RP301–RP304 are finding kinds, below
     # properties
     Code("RP501", "property-violated", "a property the ruleset promises is violated"),
@@ -86,6 +87,9 @@ _FINDINGS = [
              "Outcomes that depend on the order effects resolve"),
     _finding("RP405", "non-termination", "a resolution or procedure does not terminate",
              "Triggered rules that never stop"),
+    _finding("RP408", "inconsistent-restatement",
+             "two statements of the same rule say different things",
+             "Rules stated twice that say different things"),
     _finding("RP406", "dead-rule", "a rule that can never fire", "Rules that can never fire",
              Severity.WARNING),
     _finding("RP301", "unreachable-state", "a State no rule or event can enter",
@@ -98,6 +102,12 @@ _FINDINGS = [
              "Triggered rules that can re-trigger each other", Severity.WARNING),
     _finding("RP303", "leaves-terminal", "a rule or event leaves a terminal State",
              "Rules that leave a terminal State", Severity.WARNING),
+    _finding("RP409", "merged-statements",
+             "one element formalizes several sentences that are not word for word the same",
+             "Elements that formalize several different sentences at once", Severity.WARNING),
+    _finding("RP410", "trigger-wording",
+             "a rule's trigger does not match its sentence ('becomes' versus 'while')",
+             "Rules whose trigger does not match their sentence", Severity.WARNING),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in sorted(_CODES + _FINDINGS,

@@ -16,27 +16,30 @@ if TYPE_CHECKING:
 
 def scan_items() -> list[str]:
     """The units of work of the conflict and order scans of a ruleset: each scan in
-    `SCAN_PARTS` independent parts (`checker.engines.decision.scan_part`)."""
+    `SCAN_PARTS` independent parts (`checker.engines.decision.scan_part`); the restatement
+    scan (`checker.engines.restate`) in one."""
     from checker.engines.decision import SCAN_PARTS
-    return [f"scan:{kind}#{k}" for kind in ("conflicts", "order") for k in range(SCAN_PARTS)]
+    return [f"scan:{kind}#{k}" for kind in ("conflicts", "order")
+            for k in range(SCAN_PARTS)] + ["scan:restate#0"]
 
 
 def run_scan(ruleset: Ruleset, item: str, options: Options,
              proofs: ProofStore | None = None) -> Scan:
     """One part of a scan (`scan_items`); its reachability proofs kept in `proofs`."""
-    from checker.engines import conflicts, order
+    from checker.engines import conflicts, order, restate
     kind, _, k = item.removeprefix("scan:").partition("#")
-    scan = conflicts.scan_conflicts if kind == "conflicts" else order.scan_order
+    scan = {"conflicts": conflicts.scan_conflicts, "order": order.scan_order,
+            "restate": restate.scan_restatements}[kind]
     return scan(ruleset, options, int(k), proofs)
 
 
 def joined(parts: dict[str, Scan]) -> list[Scan]:
-    """The conflict scan and the order scan, each merged from its parts in part order
+    """The conflict, order and restatement scans, each merged from its parts in part order
     (only the parts given: a shard may hold some)."""
     from checker.engines.decision import merge_scans
     items = scan_items()
     return [merge_scans(parts[i] for i in items if i.startswith(kind) and i in parts)
-            for kind in ("scan:conflicts#", "scan:order#")]
+            for kind in ("scan:conflicts#", "scan:order#", "scan:restate#")]
 
 
 def in_shard(ruleset_id: str, item: str, options: Options) -> bool:

@@ -69,10 +69,15 @@ PLANTED: dict[str, set[Expected]] = {
     "undefined-reference": {("undefined-reference", ("undefined:rout-test",), ("rout-test",),
                              False, ())},
     "vacuous-property": {("vacuous-property", ("no-hp-means-down",), ("Down",), False, ())},
+    "inconsistent-restatement": {("inconsistent-restatement", ("pinned-detail", "pinned-table"),
+                                  ("Pinned",), False, ())},
+    "merged-statements": {("merged-statements", ("pinned-actions",), (), False, ())},
+    "trigger-wording": {("trigger-wording", ("pinned-drops-torch",), (), False, ())},
 }
 KINDS = ("fact-contradiction", "forbidden-obligation", "no-legal-action", "order-dependence",
          "non-termination", "dead-rule", "unreachable-state", "undefined-reference",
-         "vacuous-property", "leaves-terminal")
+         "vacuous-property", "leaves-terminal", "inconsistent-restatement", "merged-statements",
+         "trigger-wording")
 SPECS = sorted(p.stem for p in CORPUS.glob("*.yaml"))
 CONFLICT_KINDS = {"fact-contradiction", "forbidden-obligation", "no-legal-action"}
 
@@ -329,12 +334,13 @@ def explicit_properties(ruleset: Ruleset) -> list[PropertyResult]:
 @pytest.mark.parametrize("name", SPECS)
 def test_corpus_with_explicit_property_verdicts(name: str) -> None:
     ruleset = load(name)
-    from checker.engines import order
+    from checker.engines import order, restate
 
     props = explicit_properties(ruleset)
     found = structural_findings(ruleset.system, props,
                                 property_findings.from_properties(ruleset, props))
     found += find_conflicts(ruleset, OPTIONS) + order.find_order_dependence(ruleset, OPTIONS)
+    found += restate.scan_restatements(ruleset, OPTIONS).findings
     assert summary(found) == planted(name)
 
 

@@ -110,6 +110,14 @@ def test_first_agrees_with_explicit_search(text: str) -> None:
     agree_first(_load(text))
 
 
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
+@given(rulesets(edges=True))
+def test_first_agrees_with_explicit_search_on_enters_and_leaves(text: str) -> None:
+    """The core forgets `_was` in stable situations (every event sets it before any rule
+    reads it) and still agrees with explicit search."""
+    agree_first(_load(text))
+
+
 # ------------------------------------------------------------------ resolution="any"
 
 def any_search(system: System) -> dict[State, int]:

@@ -103,9 +103,10 @@ def scan_restatements(ruleset: Ruleset, options: Options, part: int | None = Non
         held = sorted({st for n in read if (st := system.var(n).state) and env[n] > 0})
         where = (f"for a model that is {' and '.join(held)}" if held
                  else "in a reachable situation")
+        steps = len(w.trace) - 1
         message = (f"{a!r} and {b!r} state the same rule differently {where} "
-                   f"({situation or 'trace'}; trace: {len(w.trace) - 1} steps) "
-                   + "; ".join(lines))
+                   f"({situation + '; ' if situation else ''}trace: {steps} "
+                   f"step{'' if steps == 1 else 's'}): " + "; ".join(lines))
         detail = tuple((e, _quotes(ruleset, e)) for e in (a, b))
         scan.findings.append(Finding("inconsistent-restatement", (a, b),
                                      states_of(system, diff.reads), message, False, (),

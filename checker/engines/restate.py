@@ -9,18 +9,20 @@ reachability engines (`decision.Reacher`: the exact BDD core when it fits its no
 else the Z3 engines, else explicit search), which gives a replayed witness trace ending in
 a situation where the two differ:
 
-    constraints  in a reachable stable situation, some option of some decision (per model)
-                 is allowed by one statement and not by the other (`ir.allowed_expr` of
-                 each statement alone): where both are active with different options, or
-                 where one is active and the other not;
+    constraints  in a reachable stable situation, some option of a decision both statements
+                 constrain (per model) is allowed by one and not by the other
+                 (`ir.allowed_expr` of each statement alone): where both are active with
+                 different options, or where one is active and the other not (a decision
+                 only one of them speaks of is not compared: a table without an AP column
+                 says nothing about AP);
     rules        in a reachable micro state, one statement may fire and the other not
                  (guard and "would change something", the once-per-step `_fired` marks of
                  edge-triggered rules left out), or both may and their effects lead to
                  different states (`ir.post_state`);
-    facts        in a reachable stable situation one sets an attribute the other does not
-                 set, or sets it to another value;
-    modifiers    in a reachable stable situation one applies to a stat and the other does
-                 not, or both do with different operations.
+    facts        in a reachable stable situation one sets an attribute (that both set
+                 somewhere) and the other does not, or sets it to another value;
+    modifiers    in a reachable stable situation one applies to a stat (that both modify)
+                 and the other does not, or both do with different operations.
 
 A link the engines cannot decide is kept in `Scan.undecided`, never dropped.
 """
@@ -145,7 +147,8 @@ def _constraints(system: System, a: str, b: str) -> _Diff:
     parts: list[LExpr] = []
     cells: list[tuple[str | None, str, str, LExpr, LExpr]] = []
     for m in _models(system):
-        dims = sorted({c.decision for s in (a, b) for c in mine[s] if c.model == m})
+        dims = sorted({c.decision for c in mine[a] if c.model == m}
+                      & {c.decision for c in mine[b] if c.model == m})   # both speak of it
         for d in dims:
             for o in options.get(d, ()):
                 ea = allowed_expr(mine[a], d, o, m)
@@ -257,7 +260,8 @@ def _keyed(system: System, a: str, b: str, items: list[tuple[str, str | None, st
     parts: list[LExpr] = []
     cells: list[tuple[str | None, str, LExpr, LExpr, str, str]] = []
     for m in _models(system):
-        for key in sorted({k for s, mm, k, _, _ in items if mm == m}):
+        keys = [{k for s, mm, k, _, _ in items if mm == m and s == x} for x in (a, b)]
+        for key in sorted(keys[0] & keys[1]):       # what both statements speak of
             got = {s: [(what, when) for s2, mm, k, what, when in items
                        if s2 == s and mm == m and k == key] for s in (a, b)}
             wa = disj(*(w for _, w in got[a]))

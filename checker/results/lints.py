@@ -26,13 +26,15 @@ def lint_findings(ruleset: Ruleset) -> list[Finding]:
     return [*_merged(ruleset), *_trigger_wording(ruleset)]
 
 
-def _edge_word(quote: str, states: set[str]) -> str:
-    """The edge word of `quote` ("becomes", ...) followed by one of `states`, or ""."""
+def _edge_word(quote: str, states: dict[str, str]) -> tuple[str, str]:
+    """The edge word of `quote` ("becomes", ...) followed by one of `states` (lower case →
+    name), and that State; ("", "") if none."""
     for m in _EDGE.finditer(quote):
         after = (m.group(1) or m.group(2) or "").lower()
-        if set(_WORDS.findall(after)) & states:
-            return m.group(0).split()[0]
-    return ""
+        for w in _WORDS.findall(after):
+            if w in states:
+                return m.group(0).split()[0], states[w]
+    return "", ""
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -78,17 +80,17 @@ def _trigger_wording(ruleset: Ruleset) -> list[Finding]:
             continue
         seen.add(ident)
         quotes = [c.quote for c in ruleset.citations if c.element == ident]
-        read = {st.lower() for n in lvars(rule.guard)
+        read = {st.lower(): st for n in sorted(lvars(rule.guard))
                 if (st := ruleset.system.var(n).state)}
-        edge = [q for q in quotes if _edge_word(q, read)]
-        level = [q for q in quotes if _LEVEL.search(q) and not _edge_word(q, read)]
+        edge = [q for q in quotes if _edge_word(q, read)[0]]
+        level = [q for q in quotes if _LEVEL.search(q) and not _edge_word(q, read)[0]]
         if not rule.on and not rule.edges and edge:
-            said = _edge_word(edge[0], read)
+            said, state = _edge_word(edge[0], read)
             out.append(Finding(
                 "trigger-wording", (ident,), (),
                 f"rule {ident!r} fires while its condition holds (level), but its sentence "
                 f"says “{said}” (“{edge[0]}”): a State being gained is an edge; if the text "
-                "means the moment it is gained, write `on: enters X` (or `on: leaves X`)",
+                f"means the moment it is gained, write `on: enters {state}`",
                 detail=tuple(("cites", q) for q in edge)))
         elif rule.edges and level and not edge:
             out.append(Finding(

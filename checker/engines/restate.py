@@ -101,7 +101,9 @@ def scan_restatements(ruleset: Ruleset, options: Options, part: int | None = Non
             raise AssertionError(f"restatement witness shows no difference: {a}, {b}")
         system = ruleset.system
         read = lvars(diff.condition)
-        situation = show_state(system, w.state, [n for n in visible(system) if n in read])
+        shown = [n for n in visible(system) if n in read] + sorted(
+            n for n in read if system.var(n).kind == "input")   # the roll the rule reads
+        situation = show_state(system, w.state, shown)
         held = sorted({st for n in read if (st := system.var(n).state) and env[n] > 0})
         where = (f"for a model that is {' and '.join(held)}" if held
                  else "in a reachable situation")

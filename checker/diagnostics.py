@@ -71,6 +71,7 @@ _CODES = [
          "declares"),
     Code("RP217", "exact-without-cite", "a range is pinned `exact` without the sentence "
          "that fixes it"),
+    Code("RP218", "bad-restatement", "a 'restates' link that cannot be compared"),
     # graph / structure: RP301–RP304 are finding kinds, below
     # properties
     Code("RP501", "property-violated", "a property the ruleset promises is violated"),
@@ -93,6 +94,9 @@ _FINDINGS = [
              "Outcomes that depend on the order effects resolve"),
     _finding("RP405", "non-termination", "a resolution or procedure does not terminate",
              "Triggered rules that never stop"),
+    _finding("RP415", "inconsistent-restatement",
+             "two statements of the same rule say different things",
+             "Rules stated twice that say different things"),
     _finding("RP406", "dead-rule", "a rule that can never fire", "Rules that can never fire",
              Severity.WARNING),
     _finding("RP408", "dead-ordering-rule", "an ordering rule that orders nothing",
@@ -117,6 +121,12 @@ _FINDINGS = [
              "Permissions that meet a prohibition"),
     _finding("RP303", "leaves-terminal", "a rule or event leaves a terminal State",
              "Rules that leave a terminal State", Severity.WARNING),
+    _finding("RP416", "merged-statements",
+             "one element formalizes several sentences that are not word for word the same",
+             "Elements that formalize several different sentences at once", Severity.WARNING),
+    _finding("RP417", "trigger-wording",
+             "a rule's trigger does not match its sentence ('becomes' versus 'while')",
+             "Rules whose trigger does not match their sentence", Severity.WARNING),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in sorted(_CODES + _FINDINGS,

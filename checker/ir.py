@@ -106,7 +106,8 @@ def neg(e: LExpr) -> LExpr:
 
 # ----------------------------------------------------------------------------- system
 
-VarKind = Literal["state", "marker", "int", "enum", "input", "happened", "fired", "res", "seen"]
+VarKind = Literal["state", "marker", "int", "enum", "input", "happened", "fired", "res", "seen",
+                  "was"]
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,7 @@ class Var:
 
     @property
     def bookkeeping(self) -> bool:
-        return self.kind in ("happened", "fired", "res", "seen")
+        return self.kind in ("happened", "fired", "res", "seen", "was")
 
     def show(self, value: int) -> str:
         if self.labels and 0 <= value < len(self.labels):
@@ -153,6 +154,7 @@ class Transition:
     #   model) each declares; `guard` then includes that the constraints permit them
     unrestricted: LExpr | None = None   # events that declare: the guard as written, before
     #   the constraints' permission of the declared options was added
+    edges: tuple[str, ...] = ()   # rules: `enters X` / `leaves X` triggers (State variables)
 
 
 @dataclass(frozen=True)
@@ -402,6 +404,7 @@ class Element:
     location: Location
     quotes: tuple[str, ...]
     reason: str = ""      # informal entries: why the sentence is not formalized
+    restates: str = ""    # the element this one restates (`restates:`, table ↔ detail)
 
 
 @dataclass(frozen=True)

@@ -59,8 +59,9 @@ def effects(draw: st.DrawFn, flags: list[str], marker: bool, events: list[str]) 
 
 
 @st.composite
-def rulesets(draw: st.DrawFn) -> str:
-    """The YAML text of a small random ruleset citing `rules.txt`."""
+def rulesets(draw: st.DrawFn, edges: bool = False) -> str:
+    """The YAML text of a small random ruleset citing `rules.txt`; with `edges`, a rule's
+    `on:` may also be `enters S` / `leaves S` (a State gained / lost in the step)."""
     n_flags = draw(st.integers(1, 3))
     flags = [f"S{i}" for i in range(n_flags)]
     marker = draw(st.booleans())
@@ -89,8 +90,10 @@ def rulesets(draw: st.DrawFn) -> str:
         lines.append("rules:")
     for i in range(n_rules):
         lines.append(f"  - id: r{i}")
+        triggers = events + ([f"{w} {f}" for w in ("enters", "leaves")
+                              for f in flags + (["M"] if marker else [])] if edges else [])
         if draw(st.booleans()):
-            lines.append(f"    on: {draw(st.sampled_from(events))}")
+            lines.append(f"    on: {draw(st.sampled_from(triggers))}")
         lines.append(f"    when: {_quote(draw(conditions(flags, marker)))}")
         body = ", ".join(_quote(x) for x in draw(effects(flags, marker, events)))
         lines.append(f"    do: [{body}]")

@@ -95,11 +95,16 @@ PLANTED: dict[str, set[Expected]] = {
                                 ("Hidden", "Stunned"), True, ("forbid-beats-allow",))},
     "scope-sensitive": {("scope-sensitive", ("wounded-is-down", "vars:hp"), ("Down",), False,
                          ())},
+    "inconsistent-restatement": {("inconsistent-restatement", ("pinned-detail", "pinned-table"),
+                                  ("Pinned",), False, ())},
+    "merged-statements": {("merged-statements", ("pinned-actions",), (), False, ())},
+    "trigger-wording": {("trigger-wording", ("pinned-drops-torch",), (), False, ())},
 }
 KINDS = ("fact-contradiction", "forbidden-obligation", "no-legal-action", "order-dependence",
          "non-termination", "dead-rule", "dead-ordering-rule", "unreachable-state",
          "undefined-reference", "vacuous-property", "leaves-terminal", "deadlock",
-         "unmet-obligation", "unusable-permission", "permission-conflict", "scope-sensitive")
+         "unmet-obligation", "unusable-permission", "permission-conflict", "scope-sensitive",
+         "inconsistent-restatement", "merged-statements", "trigger-wording")
 SPECS = sorted(p.stem for p in CORPUS.glob("*.yaml"))
 CONFLICT_KINDS = {"fact-contradiction", "forbidden-obligation", "no-legal-action", "deadlock",
                   "unmet-obligation", "unusable-permission", "permission-conflict"}
@@ -358,13 +363,14 @@ def explicit_properties(ruleset: Ruleset) -> list[PropertyResult]:
 @pytest.mark.parametrize("name", SPECS)
 def test_corpus_with_explicit_property_verdicts(name: str) -> None:
     ruleset = load(name)
-    from checker.engines import order, ordering
+    from checker.engines import order, ordering, restate
 
     props = explicit_properties(ruleset)
     found = structural_findings(ruleset.system, props,
                                 property_findings.from_properties(ruleset, props))
     found += find_conflicts(ruleset, OPTIONS) + order.find_order_dependence(ruleset, OPTIONS)
     found += ordering.find_dead_orderings(ruleset, OPTIONS)
+    found += restate.scan_restatements(ruleset, OPTIONS).findings
     # the scope re-check is the pipeline's (test_corpus_through_the_pipeline)
     assert summary(found) == {e for e in planted(name) if e[0] != "scope-sensitive"}
 

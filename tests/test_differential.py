@@ -107,6 +107,16 @@ def test_engines_agree_with_explicit_search(text: str) -> None:
     agree(system)
 
 
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(rulesets(edges=True))
+def test_engines_agree_with_explicit_search_on_enters_and_leaves(text: str) -> None:
+    """`on: enters S` / `on: leaves S` (the `_was` bookkeeping of the step's start): the
+    interpreter, the Z3 encoding and the engines on it agree."""
+    system = _load(text)
+    assume(_initially_stable(system))
+    agree(system)
+
+
 LONG_EXAMPLES = int(os.environ.get("RULEPROOF_LONG_EXAMPLES", "10000"))
 
 

@@ -54,8 +54,18 @@ def test_findings(name: str) -> None:
     want = sorted(key(f["kind"], f.get("states"), f.get("rules"), f.get("resolved", False))
                   for f in expected(name).get("findings") or [])
     got = sorted(key(f.kind, f.states, f.rules, f.resolved)
-                 for f in checked(name).result.findings)
+                 for f in checked(name).result.findings if f.kind not in LINTS)
     assert got == want
+
+
+# the citation lints (how the spec cites the text, not what the text says): not reviewed
+# expectations of the text; the eldfall spec must have no 'becomes' left as 'while'
+LINTS = ("merged-statements", "trigger-wording")
+
+
+def test_eldfall_has_no_trigger_wording_left() -> None:
+    assert [f.rules for f in checked("eldfall").result.findings
+            if f.kind == "trigger-wording"] == []
 
 
 @pytest.mark.parametrize("name", RULESETS)

@@ -182,7 +182,7 @@ def dead_variables(system: System) -> list[Var]:
     for _, watched in system.monitors:
         kept |= lvars(watched)
     inputs = {v.name for v in system.vars if v.kind == "input"}
-    book = {v.name for v in system.vars if v.kind in ("happened", "fired", "res")}
+    book = {v.name for v in system.vars if v.kind in ("happened", "fired", "res", "was")}
     for ev in system.events:
         post = post_state(ev.effects)
         book &= post.keys()

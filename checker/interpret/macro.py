@@ -36,7 +36,7 @@ def explore_macro(system: System, props: Sequence[Property], *,
     holds (or is unreachable) exactly when `complete` is true."""
     interp = Interpreter(system)
     forget = [i for i, v in enumerate(system.vars)
-              if v.kind in ("happened", "fired", "res", "input")]
+              if v.kind in ("happened", "fired", "res", "was", "input")]
     termination = [p for p in props if p.kind == "termination"]
     others = [p for p in props if p.kind != "termination"]
     hits: dict[str, tuple[State, list[tuple[str, tuple[int, ...]]]]] = {}

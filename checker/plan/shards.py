@@ -18,29 +18,31 @@ SCANS = ("conflicts", "order", "ordering")     # the decision-point scans of a r
 
 
 def scan_items() -> list[str]:
-    """The units of work of the conflict, order and ordering-rule scans: each scan in
-    `SCAN_PARTS` independent parts (`checker.engines.decision.scan_part`)."""
+    """The units of work of the conflict, order and ordering-rule scans (each in `SCAN_PARTS`
+    independent parts, `checker.engines.decision.scan_part`) and of the restatement scan
+    (`checker.engines.restate`, one part)."""
     from checker.engines.decision import SCAN_PARTS
-    return [f"scan:{kind}#{k}" for kind in SCANS for k in range(SCAN_PARTS)]
+    return [f"scan:{kind}#{k}" for kind in SCANS for k in range(SCAN_PARTS)] + \
+        ["scan:restate#0"]
 
 
 def run_scan(ruleset: Ruleset, item: str, options: Options,
              proofs: ProofStore | None = None) -> Scan:
     """One part of a scan (`scan_items`); its reachability proofs kept in `proofs`."""
-    from checker.engines import conflicts, order, ordering
+    from checker.engines import conflicts, order, ordering, restate
     kind, _, k = item.removeprefix("scan:").partition("#")
     scan = {"conflicts": conflicts.scan_conflicts, "order": order.scan_order,
-            "ordering": ordering.scan_ordering}[kind]
+            "ordering": ordering.scan_ordering, "restate": restate.scan_restatements}[kind]
     return scan(ruleset, options, int(k), proofs)
 
 
 def joined(parts: dict[str, Scan]) -> list[Scan]:
-    """Each scan (`SCANS`) merged from its parts in part order (only the parts given: a
-    shard may hold some)."""
+    """Each scan (`SCANS`, then the restatement scan) merged from its parts in part order
+    (only the parts given: a shard may hold some)."""
     from checker.engines.decision import merge_scans
     items = scan_items()
     return [merge_scans(parts[i] for i in items if i.startswith(f"scan:{kind}#") and i in parts)
-            for kind in SCANS]
+            for kind in (*SCANS, "restate")]
 
 
 def in_shard(ruleset_id: str, item: str, options: Options) -> bool:

@@ -1,10 +1,12 @@
 """Findings that follow from property verdicts and declarations (no solver needed here):
-unreachable States, dead rules, vacuous properties, non-termination, undefined references."""
+unreachable States, dead rules, vacuous properties, non-termination, undefined references,
+and the citation lints (`lints`: merged statements, trigger wording)."""
 
 from __future__ import annotations
 
 from checker.ir import Ruleset
 from checker.results import Finding, PropertyResult, Status
+from checker.results.lints import lint_findings
 
 
 def from_properties(ruleset: Ruleset, results: list[PropertyResult]) -> list[Finding]:
@@ -31,4 +33,4 @@ def from_properties(ruleset: Ruleset, results: list[PropertyResult]) -> list[Fin
     for name, element in ruleset.undefined:
         out.append(Finding("undefined-reference", (element,), (name,),
                            f"the text refers to {name!r} but never defines it"))
-    return out
+    return out + lint_findings(ruleset)

@@ -8,6 +8,7 @@ locations the source map knows.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,7 @@ def lower(tree: SpecTree, doc: SpecDoc) -> Ruleset:
     _declare(ctx)
     elements: dict[str, Element] = {}
     citations = cite_all(ctx, source, elements) if source else []
+    _restatements(ctx, elements)
     events = lower_events(ctx)
     rules = lower_rules(ctx)
     precedence, order_choices = lower_ordering(ctx)
@@ -101,6 +103,39 @@ def _load_source(ctx: Ctx) -> SourceText | None:
             ctx.err(d.code, d.message + " (the ruleset's 'source')", ("source",))
         return None
     return SourceText(text, shown)
+
+
+# ============================================================================ restatements
+
+RESTATABLE = ("rules", "constraints", "facts", "modifiers")   # the kinds a check can compare
+
+
+def _restatements(ctx: Ctx, elements: dict[str, Element]) -> None:
+    """`restates: ID`: ID names another element of the same kind (rule ↔ rule, constraint ↔
+    constraint, fact ↔ fact, modifier ↔ modifier), which the restate scan compares; the
+    link is kept on the element (`Element.restates`)."""
+    kinds = {item.id: section for section in RESTATABLE for item in getattr(ctx.doc, section)}
+    for section in RESTATABLE:
+        for i, item in enumerate(getattr(ctx.doc, section)):
+            other = item.restates
+            if other is None:
+                continue
+            path = (section, i, "restates")
+            if other == item.id:
+                ctx.err("RP218", f"{item.id!r} restates itself", path,
+                        "name the other statement of the same rule (the table cell or the "
+                        "detail sentence)")
+            elif other not in kinds:
+                ctx.err("RP203", f"'restates' names unknown element {other!r}", path,
+                        did_you_mean(other, sorted(kinds)) or
+                        f"restates links two {section} that state the same rule")
+            elif kinds[other] != section:
+                ctx.err("RP218", f"{item.id!r} (one of the {section}) cannot restate "
+                        f"{other!r} (one of the {kinds[other]}): only statements of the same "
+                        "kind can be compared", path,
+                        f"formalize both statements as {section}, or drop 'restates'")
+            elif item.id in elements:
+                elements[item.id] = replace(elements[item.id], restates=other)
 
 
 # ============================================================================ declarations

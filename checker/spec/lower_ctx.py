@@ -28,6 +28,7 @@ class Ctx:
         self.prevents: dict[tuple[str | None, str], list[LExpr]] = {}
         self.stacking_none: set[str] = set()
         self.happened_needed: set[str] = set()
+        self.was_needed: dict[str, LExpr] = {}     # `_was:X` → X's count (enters/leaves)
         self.emitting: list[str] = []
         self.stats: dict[str, Stat] = {}                  # set once modifiers are lowered
         self.modifiers: list[Modifier] = []

@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from checker.ir import (
+    FALSE,
     Assign,
     Const,
     Constraint,
@@ -22,9 +23,17 @@ from checker.ir import (
     disj,
     neg,
 )
+from checker.spec import expr as ast
 from checker.spec.lower_ctx import Ctx
 from checker.spec.lower_effects import event_instance, lower_effects, phase_effects
-from checker.spec.lower_expr import did_you_mean, lower_bool
+from checker.spec.lower_expr import (
+    ExprTypeError,
+    did_you_mean,
+    lower_bool,
+    marker_vars,
+    state_ref,
+    sum_of,
+)
 
 # ============================================================================ transitions
 
@@ -58,16 +67,26 @@ def lower_rules(ctx: Ctx) -> list[Transition]:
             when = lower_bool(ctx, rd.when, m, ("rules", i, "when"))
             effects = lower_effects(ctx, rd.do, m, ("rules", i, "do"))
             on_inst: list[str] = []
+            triggers: list[LExpr] = []
+            edges: list[str] = []
             for ev in ons:
+                edge = _edge_trigger(ctx, ev, m, ("rules", i, "on"))
+                if edge is not None:
+                    if edge[0]:
+                        edges.append(edge[0])
+                        triggers.append(edge[1])
+                    continue
                 if ev not in ctx.events:
                     ctx.err("RP203", f"unknown event {ev!r} in 'on'", ("rules", i, "on"),
-                            did_you_mean(ev, list(ctx.events)))
+                            did_you_mean(ev, list(ctx.events)) or
+                            "or 'enters X' / 'leaves X' for a State X gained / lost")
                     continue
                 inst = event_instance(ctx, ev, m)
                 ctx.happened_needed.add(inst)
                 on_inst.append(inst)
+                triggers.append(Op("eq", (V(f"_happened:{inst}"), Const(1))))
             if ons:
-                happened = disj(*(Op("eq", (V(f"_happened:{e}"), Const(1))) for e in on_inst))
+                happened = disj(*triggers)
                 fired = f"_fired:{ident}"
                 first = conj(happened, Op("eq", (V(fired), Const(0))), when)
                 guard = first
@@ -81,8 +100,37 @@ def lower_rules(ctx: Ctx) -> list[Transition]:
                             "loop)", ("rules", i, "repeat_while"))
                 guard = when
             out.append(Transition(ident, rd.id, "rule", guard, tuple(effects), m,
-                                  tuple(on_inst)))
+                                  tuple(on_inst), edges=tuple(dict.fromkeys(edges))))
     return out
+
+
+def _edge_trigger(ctx: Ctx, text: str, model: str | None,
+                  path: PathKey) -> tuple[str, LExpr] | None:
+    """`enters X` / `leaves X` in `on`: (the `_was` variable, the trigger: X was not held at
+    the start of this step and is now / was held and is not), ("", FALSE) when X is bad
+    (reported), None when `text` is an event name."""
+    words = text.split()
+    if len(words) != 2 or words[0] not in ("enters", "leaves"):
+        return None
+    try:
+        ref = ast.parse_expr(words[1])
+        if not isinstance(ref, ast.Ref):
+            raise ExprTypeError("RP206", f"{words[1]!r} is not a State")
+        owner, state = state_ref(ctx, ref, model)
+    except ast.ExprSyntaxError as exc:
+        ctx.err("RP205", f"cannot parse {text!r} in 'on': {exc}", path,
+                "write 'enters X' or 'leaves X' with X a State")
+        return "", FALSE
+    except ExprTypeError as exc:
+        ctx.err(exc.code, f"in 'on: {text}': {exc}", path, exc.fix)
+        return "", FALSE
+    names = marker_vars(ctx, owner, state)
+    total = sum_of([V(n) for n in names])
+    was = f"_was:{ctx.q(owner, state)}"
+    ctx.was_needed[was] = total
+    if words[0] == "enters":
+        return was, conj(Op("eq", (V(was), Const(0))), Op("ge", (total, Const(1))))
+    return was, conj(Op("eq", (V(was), Const(1))), Op("eq", (total, Const(0))))
 
 
 def add_bookkeeping(ctx: Ctx, rules: list[Transition],
@@ -90,8 +138,10 @@ def add_bookkeeping(ctx: Ctx, rules: list[Transition],
     for inst in sorted(ctx.happened_needed):
         ctx.vars[f"_happened:{inst}"] = Var(f"_happened:{inst}", 0, 1, (0,), "happened")
     for r in rules:
-        if r.on:
+        if r.on or r.edges:
             ctx.vars[f"_fired:{r.id}"] = Var(f"_fired:{r.id}", 0, 1, (0,), "fired")
+    for name in sorted(ctx.was_needed):   # 0/1: X not held / held at the start of the step,
+        ctx.vars[name] = Var(name, 0, 2, (2,), "was")   # 2: no step yet (the start)
     for name, _ in monitors:
         ctx.vars[name] = Var(name, 0, 1, (0,), "seen")
 
@@ -100,6 +150,8 @@ def with_resets(ctx: Ctx, ev: Transition) -> Transition:
     resets = [Assign(v.name, Const(0)) for v in ctx.vars.values() if v.kind in ("happened",
                                                                                 "fired")]
     resets.append(Assign("_res", Const(0)))
+    for name, total in sorted(ctx.was_needed.items()):
+        resets.append(Assign(name, Op("ite", (Op("ge", (total, Const(1))), Const(1), Const(0)))))
     inst = f"_happened:{ev.id}"
     if inst in ctx.vars:
         resets.append(Assign(inst, Const(1)))

@@ -85,6 +85,7 @@ class RuleDecl(_Strict):
     do: list[str]
     repeat_while: str | None = None
     tags: list[str] = []          # kinds of effect an ordering rule can name (`removal`)
+    restates: str | None = None     # another statement of the same rule (table ↔ detail)
     cite: Cite | None = None
 
 
@@ -106,6 +107,7 @@ class ConstraintDecl(_Strict):
     forbid: Restriction | None = None
     must: dict[str, str] | None = None
     overrides: list[str] = []
+    restates: str | None = None
     cite: Cite | None = None
 
 
@@ -135,6 +137,7 @@ class FactDecl(_Strict):
     when: str = "true"
     set: dict[str, str]
     overrides: list[str] = []
+    restates: str | None = None
     cite: Cite | None = None
 
 
@@ -149,6 +152,7 @@ class ModifierDecl(_Strict):
     when: str = "true"
     stat: str
     op: str = Field(description="halve | double | add N | set N | cap N | floor N")
+    restates: str | None = None
     cite: Cite | None = None
 
 

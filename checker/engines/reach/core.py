@@ -63,7 +63,7 @@ def forgettable(system: System) -> frozenset[str]:
         if v.kind == "input":
             if v.name not in watched:
                 out.add(v.name)
-        elif v.kind in ("happened", "fired", "res"):
+        elif v.kind in ("happened", "fired", "res", "was"):
             assigned = all(v.name in post_state(ev.effects) for ev in events)
             if assigned and v.name not in read and v.name not in watched:
                 out.add(v.name)

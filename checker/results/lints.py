@@ -1,0 +1,102 @@
+"""Lints of how a spec cites its text (issue #15), as warning findings: an element that
+formalizes several different sentences at once (`merged-statements`, RP416), and a rule
+whose trigger does not match its sentence, "becomes" formalized as "while" or the reverse
+(`trigger-wording`, RP417). No solver: they read the citations and the lowered rules."""
+
+from __future__ import annotations
+
+import re
+
+from checker.ir import Citation, Ruleset, lvars
+from checker.results import Finding
+
+LINTED = ("rules", "constraints", "facts", "modifiers")   # the kinds `restates` can link
+
+# "becomes", "enters", "gains", "is … when" followed by a State the rule's condition reads:
+# the sentence speaks of that State being gained (a State named after "becomes" that the
+# rule only enters is its effect, not its trigger)
+_EDGE = re.compile(r"\b(?:becomes?|becoming|enters?|entering|gains?|gaining)\b((?:\W+\w+){1,6})"
+                   r"|\bis\b[^.;:]*?\bwhen\b([^.;:]*)", re.I)
+_LEVEL = re.compile(r"\b(while|whilst)\b", re.I)
+_WORDS = re.compile(r"[a-z0-9]+")
+
+
+def lint_findings(ruleset: Ruleset) -> list[Finding]:
+    """Every `merged-statements` and `trigger-wording` warning of `ruleset`."""
+    return [*_merged(ruleset), *_trigger_wording(ruleset)]
+
+
+def _edge_word(quote: str, states: dict[str, str]) -> tuple[str, str]:
+    """The edge word of `quote` ("becomes", ...) followed by one of `states` (lower case →
+    name), and that State; ("", "") if none."""
+    for m in _EDGE.finditer(quote):
+        after = (m.group(1) or m.group(2) or "").lower()
+        for w in _WORDS.findall(after):
+            if w in states:
+                return m.group(0).split()[0], states[w]
+    return "", ""
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(_WORDS.findall(text.lower()))
+
+
+def _merged(ruleset: Ruleset) -> list[Finding]:
+    out: list[Finding] = []
+    by_element: dict[str, list[Citation]] = {}
+    for c in ruleset.citations:
+        by_element.setdefault(c.element, []).append(c)
+    sentences = [s for s in ruleset.source.sentences
+                 if s.kind != "heading" and not s.text.rstrip().endswith(":")]
+    for ident, element in sorted(ruleset.elements.items()):
+        if element.section not in LINTED:
+            continue
+        cites = by_element.get(ident, [])
+        hit: dict[int, Citation] = {}
+        for c in cites:
+            for s in sentences:
+                if c.start < s.end and s.start < c.end:
+                    hit.setdefault(s.index, c)
+        texts = {_words(c.quote) for c in hit.values()}
+        if len(hit) < 2 or len(texts) < 2:
+            continue
+        quoted = sorted(hit.values(), key=lambda c: c.start)
+        shown = "; ".join(f"“{c.quote}” (line {c.line})" for c in quoted)
+        out.append(Finding(
+            "merged-statements", (ident,), (),
+            f"{element.section[:-1]} {ident!r} formalizes {len(hit)} different sentences at "
+            f"once ({shown}): a difference between them vanishes; formalize each as its own "
+            "element and link them with `restates`",
+            detail=tuple((f"line {c.line}", c.quote) for c in quoted)))
+    return out
+
+
+def _trigger_wording(ruleset: Ruleset) -> list[Finding]:
+    out: list[Finding] = []
+    seen: set[str] = set()
+    for rule in ruleset.system.rules:
+        ident = rule.source
+        if ident in seen or ident not in ruleset.elements:
+            continue
+        seen.add(ident)
+        quotes = [c.quote for c in ruleset.citations if c.element == ident]
+        read = {st.lower(): st for n in sorted(lvars(rule.guard))
+                if (st := ruleset.system.var(n).state)}
+        edge = [q for q in quotes if _edge_word(q, read)[0]]
+        level = [q for q in quotes if _LEVEL.search(q) and not _edge_word(q, read)[0]]
+        if not rule.on and not rule.edges and edge:
+            said, state = _edge_word(edge[0], read)
+            out.append(Finding(
+                "trigger-wording", (ident,), (),
+                f"rule {ident!r} fires while its condition holds (level), but its sentence "
+                f"says “{said}” (“{edge[0]}”): a State being gained is an edge; if the text "
+                f"means the moment it is gained, write `on: enters {state}`",
+                detail=tuple(("cites", q) for q in edge)))
+        elif rule.edges and level and not edge:
+            out.append(Finding(
+                "trigger-wording", (ident,), (),
+                f"rule {ident!r} fires when a State is gained or lost (`on: enters` / "
+                f"`leaves`), but its sentence says “while” (“{level[0]}”): "
+                "a condition that holds for a while is a level; write `when:` without `on:`",
+                detail=tuple(("cites", q) for q in level)))
+    return out

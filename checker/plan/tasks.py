@@ -11,10 +11,10 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from checker.errors import InternalError
+from checker.interpret import Verdicts
 from checker.ir import Property, Ruleset, System
 from checker.options import Options
 from checker.plan.shards import in_shard, joined, run_scan, scan_items, shard_system
-from checker.interpret import Verdicts
 from checker.results import Method, PropertyResult, RulesetResult, Status, StopReason
 from checker.results.run import CheckedRuleset, Progress
 from checker.spec.coverage import coverage

@@ -36,6 +36,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+# every subprocess imports this checkout's `checker`, whatever the installed one is
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(
+    [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
 SIZES = [10, 25, 30, 50, 100, 200]
 EXPLICIT_TIMEOUT_S = 120
 SPACER_TIMEOUT_S = 60
@@ -43,7 +46,8 @@ SPACER_TIMEOUT_S = 60
 
 def wall(cmd: list[str], *, cwd: Path = ROOT, timeout: float = 900) -> tuple[float, int]:
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env=ENV)
     return time.perf_counter() - start, proc.returncode
 
 
@@ -56,7 +60,8 @@ def worker(mode: str, n: int, timeout_s: float) -> dict[str, Any]:
     cmd = [sys.executable, str(Path(__file__)), "--worker", mode, str(n)]
     start = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout_s)
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout_s,
+                              env=ENV)
     except subprocess.TimeoutExpired:
         return {"mode": mode, "n": n, "finished": False, "seconds": timeout_s,
                 "reason": f"stopped after {timeout_s:.0f} s"}
@@ -138,7 +143,7 @@ def measured(cmd: list[str], cwd: Path, timeout: float = 3600,
     of its workers) of `cmd`; with `keep_output`, its stdout too."""
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", PEAK, *cmd], cwd=cwd, capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, env=ENV)
     seconds = time.perf_counter() - start
     lines = proc.stdout.splitlines()
     rc, peak_kb = lines[-1].split()
@@ -232,7 +237,7 @@ def spin(py: str, names: list[str], budget_s: float) -> dict[str, Any]:
             model = work / f"{name}.pml"
             subprocess.run([py, "-m", "checker", "export", str(ROOT / "spec" / f"{name}.yaml"),
                             "--promela", "-o", str(model)], cwd=ROOT, capture_output=True,
-                           check=True)
+                           check=True, env=ENV)
             row["export_s"] = time.perf_counter() - began
             t = time.perf_counter()
             subprocess.run(["spin", "-a", model.name], cwd=work, capture_output=True,
@@ -269,7 +274,7 @@ def core_queries(py: str, names: list[str]) -> list[dict[str, Any]]:
         subprocess.run([py, str(ROOT / "benchmarks" / "reach.py"), "--seeds", *names,
                         "--resolution", "first", "--node-budget", "500000", "--json",
                         str(out)], cwd=ROOT, capture_output=True, timeout=3600,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+                       env=ENV)
         try:
             rows: list[dict[str, Any]] = json.loads(out.read_text("utf-8"))
         except (OSError, ValueError):

@@ -305,8 +305,9 @@ def main() -> int:
                "schema": median_wall([py, "-m", "checker", "schema"], 5)}
     jobs = len(os.sched_getaffinity(0))
     report: dict[str, Any] = {
-        "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                                 capture_output=True, text=True).stdout.strip(),
+        "commit": os.environ.get("RULEPROOF_COMMIT") or subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+            text=True).stdout.strip(),     # RULEPROOF_COMMIT: a snapshot outside git
         "cores": jobs, "floor_s": floor, "startup_s": startup}
     report["queries"] = core_queries(py, ["noctvale", "eldfall"])
     _partial(args.out, "report", report)

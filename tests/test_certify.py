@@ -60,7 +60,7 @@ def test_every_core_proof_is_certified_and_a_dropped_state_is_caught(text: str) 
     assert Certifier(system, enc, micro).inductive().status == "certified"
     dropped = enc.pick(micro)
     wrong = Certifier(system, enc, micro & ~enc.state_cube(dropped))
-    with pytest.raises(InternalError, match="initiation|consecution"):
+    with pytest.raises(InternalError, match=r"initiation|consecution"):
         wrong.inductive()
 
 

@@ -134,7 +134,9 @@ EDIT_NEW = ("    on: moved-by-effect\n    when: Immobilised\n    do: [remove 1 I
 
 PEAK = ("import resource, subprocess, sys; p = subprocess.run(sys.argv[1:], "
         "capture_output=True, text=True); print(p.stdout); print(p.returncode, "
-        "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+        "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, "
+        "resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime + "
+        "resource.getrusage(resource.RUSAGE_CHILDREN).ru_stime)")
 
 
 def measured(cmd: list[str], cwd: Path, timeout: float = 3600,
@@ -146,8 +148,8 @@ def measured(cmd: list[str], cwd: Path, timeout: float = 3600,
                           text=True, timeout=timeout, env=ENV)
     seconds = time.perf_counter() - start
     lines = proc.stdout.splitlines()
-    rc, peak_kb = lines[-1].split()
-    out: dict[str, Any] = {"seconds": seconds, "exit": int(rc),
+    rc, peak_kb, cpu = lines[-1].split()
+    out: dict[str, Any] = {"seconds": seconds, "exit": int(rc), "cpu_s": float(cpu),
                            "peak_mb": round(int(peak_kb) / 1024, 1)}
     if keep_output:
         out["output"] = "\n".join(lines[:-1])
@@ -356,13 +358,15 @@ def _table(rep: dict[str, Any]) -> str:
     if fresh:
         lines += ["", "Fresh check (`ruleproof check --no-cache`), wall time as a ratio of the "
                   "floor, peak memory of the largest process:", "",
-                  "| seed | jobs | wall | × floor | peak MB | exit | verdicts (method) |",
-                  "|---|---|---|---|---|---|---|"]
+                  "| seed | jobs | wall | × floor | CPU (all processes) | peak MB | exit | "
+                  "verdicts (method) |",
+                  "|---|---|---|---|---|---|---|---|"]
         for name, m in fresh.items():
             j = "2" if "jobs 2" in name else "1"
             v = ", ".join(f"{k}: {n}" for k, n in m.get("verdicts", {}).items())
             lines.append(f"| {name.replace(' --jobs 2', '')} | {j} | {m['seconds']:.1f} s | "
-                         f"{m['seconds'] / floor:.0f}× | {m['peak_mb']} | {m['exit']} | {v} |")
+                         f"{m['seconds'] / floor:.0f}× | {m.get('cpu_s', 0):.1f} s | "
+                         f"{m['peak_mb']} | {m['exit']} | {v} |")
     s = rep.get("seeds")
     if s:
         cached = statistics.median(c["seconds"] for c in s["cached"])

@@ -27,6 +27,7 @@ import json
 import os
 import resource
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -248,21 +249,29 @@ def spin(py: str, names: list[str], budget_s: float) -> dict[str, Any]:
                            capture_output=True, check=True)
             row["compile_s"] = time.perf_counter() - t
             t = time.perf_counter()
+            # pan itself, so that an interrupt (SIGINT: pan prints its statistics and stops)
+            # reaches it when the budget ends
+            pan = subprocess.Popen(["./pan", "-m10000000", "-c0", "-n"], cwd=work,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             try:
-                m = measured(["./pan", "-m10000000", "-c0", "-n"], work, timeout=budget_s,
-                             keep_output=True)
-                row.update(pan_s=m["seconds"], peak_mb=m["peak_mb"], finished=True)
-                text = m["output"]
-            except subprocess.TimeoutExpired as exc:
-                row.update(pan_s=time.perf_counter() - t, finished=False,
-                           reason=f"stopped after {budget_s:.0f} s")
-                raw = exc.stdout or b""
-                text = raw.decode() if isinstance(raw, bytes) else raw
+                text, _ = pan.communicate(timeout=budget_s)
+                row.update(finished=True)
+            except subprocess.TimeoutExpired:
+                pan.send_signal(signal.SIGINT)
+                try:
+                    text, _ = pan.communicate(timeout=60)
+                except subprocess.TimeoutExpired:
+                    pan.kill()
+                    text, _ = pan.communicate()
+                row.update(finished=False, reason=f"stopped after {budget_s:.0f} s")
+            row["pan_s"] = time.perf_counter() - t
             for line in text.splitlines():
                 if "states, stored" in line:
                     row["states"] = int(float(line.split()[0]))
                 if "errors:" in line:
                     row["errors"] = line.strip()
+                if "total actual memory usage" in line:
+                    row["peak_mb"] = float(line.split()[0])
             row["total_s"] = time.perf_counter() - began
             out[name] = row
     return out
@@ -335,6 +344,10 @@ def main() -> int:
     return 0
 
 
+def _num(x: Any) -> str:
+    return f"{x:,}" if isinstance(x, int) else "?"
+
+
 def _cell(r: dict[str, Any]) -> str:
     if not r.get("finished"):
         return f"did not finish ({r.get('reason', '')})"
@@ -386,7 +399,7 @@ def _table(rep: dict[str, Any]) -> str:
                 lines.append(f"| {name} | — | — | — | — | {r.get('reason', 'no')} |")
                 continue
             lines.append(f"| {name} | {r['export_s'] + r['compile_s']:.1f} s | "
-                         f"{r['pan_s']:.2f} s | {r.get('states', '?'):,} | "
+                         f"{r['pan_s']:.2f} s | {_num(r.get('states'))} | "
                          f"{r.get('peak_mb', '?')} | "
                          f"{'yes' if r['finished'] else r.get('reason', 'no')} |")
     queries = rep.get("queries")

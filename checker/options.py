@@ -7,8 +7,14 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Options:
-    timeout_ms: int = 60_000        # per property and engine; UNKNOWN (timeout) past it
-    rlimit: int = 0                  # Z3 resource limit per query (0 = none); repeatable in CI
+    timeout_ms: int = 600_000       # per property and engine: a wall-clock SAFETY NET only
+    #   (the budget is `rlimit`); past it the engine answers UNKNOWN, reason "timeout"
+    rlimit: int = 30_000_000         # Z3 resource units per query (0 = none): the counted
+    #   budget of every Z3 engine, the same on every machine (Spacer: about a minute; a SAT
+    #   query runs several million units a second)
+    cert_rlimit: int = 200_000_000   # Z3 resource units per query of a decision-diagram
+    #   proof's certificate (`checker.engines.reach.certify`); past it the proof is reported
+    #   as "certificate not checked"
     seed: int = 0                    # solver seeds
     max_depth: int = 40              # BMC bound (event + micro steps)
     explicit_limit: int = 200_000    # explicit search: states before giving up

@@ -27,7 +27,7 @@ from checker.options import Options
 if TYPE_CHECKING:
     from checker.errata.baseline import Entry
 
-TIMEOUT_S = Options.timeout_ms / 1000     # default per-engine, per-property time limit
+TIMEOUT_S = Options.timeout_ms / 1000     # per-engine, per-property wall-clock safety net
 
 
 
@@ -52,10 +52,19 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--sarif", type=Path, metavar="FILE", help="write SARIF 2.1.0")
     c.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
     c.add_argument("--timeout", type=float, default=TIMEOUT_S, metavar="SECONDS",
-                   help="per property and engine (default %(default)g)")
-    c.add_argument("--rlimit", type=int, default=0, help="Z3 resource limit per query "
-                   "(repeatable across machines; 0 = none)")
-    c.add_argument("--max-depth", type=int, default=40, help="bounded search depth")
+                   help="wall-clock safety net per property and engine, not a budget: past "
+                   "it the engine's answer is UNKNOWN (timeout) (default %(default)g)")
+    c.add_argument("--rlimit", type=int, default=Options.rlimit, metavar="UNITS",
+                   help="Z3 resource units per query: the counted budget of the Z3 engines, "
+                   "the same on every machine (0 = none; default %(default)s)")
+    c.add_argument("--cert-rlimit", type=int, default=Options.cert_rlimit, metavar="UNITS",
+                   help="Z3 resource units per query of a decision-diagram proof's "
+                   "certificate (default %(default)s)")
+    c.add_argument("--max-depth", type=int, default=Options.max_depth,
+                   help="bounded search depth, in steps (default %(default)s)")
+    c.add_argument("--search-states", type=int, default=Options.search_states, metavar="N",
+                   help="the shared explicit search (for a ruleset the decision diagrams "
+                   "cannot take) stops after N situations (default %(default)s)")
     c.add_argument("--node-budget", type=int, default=Options.node_budget, metavar="N",
                    help="decision-diagram nodes the exact reachability core may use before a "
                    "ruleset falls back to the Z3 engines (a count, not a time; 0: never use "
@@ -262,7 +271,9 @@ def _lsp(args: argparse.Namespace) -> int:
 
 
 def _options(args: argparse.Namespace) -> Options:
-    return Options(timeout_ms=int(args.timeout * 1000), rlimit=args.rlimit,
+    return Options(timeout_ms=int(args.timeout * 1000), rlimit=max(0, args.rlimit),
+                   cert_rlimit=max(0, args.cert_rlimit),
+                   search_states=max(1, args.search_states),
                    max_depth=args.max_depth, explicit_limit=max(1, args.explicit_limit),
                    node_budget=max(0, args.node_budget),
                    jobs=max(1, args.jobs if args.jobs is not None else _cores()),

@@ -2,7 +2,7 @@
 
 Invariants: 1-induction on the cone (for `termination`, then a bound on the length of
 every resolution, `checker.engines.termination`) → Spacer on the cone for at most
-`SPACER_QUICK_MS` (certificate re-checked) → BMC on the full system up to
+`SPACER_QUICK_RLIMIT` resource units (certificate re-checked) → BMC on the full system up to
 `SHALLOW_DEPTH` steps → Houdini on the cone, at most `HOUDINI_QUICK_ROUNDS`
 counterexamples to induction (a deterministic cap) → BMC from there to `max_depth` →
 Spacer on the cone (certificate re-checked) → Houdini resumed without the cap → if
@@ -38,7 +38,8 @@ Progress = Callable[[str, int, int], None]     # (property id, done, total)
 SPACER_DEPTH_FACTOR = 4                        # how far past max_depth to chase a Spacer path
 SHALLOW_DEPTH = 8      # BMC this deep before the proofs; the rest of max_depth after them
 HOUDINI_QUICK_ROUNDS = 30   # first Houdini attempt; the unbounded one comes after Spacer
-SPACER_QUICK_MS = 3_000     # invariants: a first Spacer attempt this long, right after 1-induction
+SPACER_QUICK_RLIMIT = 2_000_000   # invariants: a first Spacer attempt of this many Z3
+#   resource units (a count, not a time), right after 1-induction
 
 
 def decide(system: System, prop: Property, options: Options,
@@ -65,8 +66,8 @@ def decide(system: System, prop: Property, options: Options,
         return spacer.prove(s, p, o, session)
 
     def spacer_quick(s: System, p: Property, o: Options) -> Outcome:
-        return spacer.prove(s, p, replace(o, timeout_ms=min(o.timeout_ms, SPACER_QUICK_MS)),
-                            session)
+        quick = min(o.rlimit, SPACER_QUICK_RLIMIT) if o.rlimit else SPACER_QUICK_RLIMIT
+        return spacer.prove(s, p, replace(o, rlimit=quick), session)
 
     Engine = Callable[[System, Property, Options], Outcome]
     found, proved = Kind.FOUND, Kind.UNREACHABLE

@@ -4,7 +4,9 @@ replayed witness, Z3 queries over the System's variable domains (`Z3Env`, with
 that turn IR objects back into spec element ids and States.
 
 Reachability (`_reach`) is answered from the system's exact BDD reachability core
-(`checker.engines.reach.shared_core`) when the system fits its node budget; otherwise it
+(`checker.engines.reach.shared_core`) when the system fits its node budget (an
+"unreachable" only with its Z3 certificate, `checker.engines.reach.certify`; when the
+certificate's resource limit runs out, the engines below decide); otherwise it
 asks `checker.engines.check_property` for a `reachable` property when that engine exists;
 when it does not (or answers UNKNOWN, or z3 fails) it falls back to explicit breadth-first
 search, which is complete below `options.explicit_limit` states.
@@ -120,8 +122,10 @@ def _reach(system: System, condition: LExpr, options: Options | None = None,
         exact = core.check(prop)
         if exact.status == "reachable" and exact.trace is not None:
             return True, exact.trace
-        if exact.status == "unreachable":
-            return False, None
+        if exact.status == "unreachable":   # certified by Z3 (`reach.certify`), or the
+            cert = core.certify(prop, opts.cert_rlimit, opts.timeout_ms)  # engines decide
+            if cert.status == "certified":
+                return False, None
     check_property = getattr(importlib.import_module("checker.engines"), "check_property",
                              None)
     if check_property is not None:

@@ -41,9 +41,13 @@ def query(path: Path, expr: str, options: Options) -> QueryAnswer:
             return QueryAnswer(ruleset, prop, "reachable", found.trace,
                                f"a shortest trace from the exact set of all {n:,} reachable "
                                "situations (decision diagrams), replayed")
-        return QueryAnswer(ruleset, prop, "unreachable", None,
-                           f"none of the {n:,} reachable situations satisfies it (exact "
-                           "reachability with decision diagrams)")
+        if found.status == "unreachable":
+            cert = core.certify(prop, options.cert_rlimit, options.timeout_ms)
+            checked = "certified by Z3" if cert.status == "certified" else \
+                f"certificate not checked: {cert.detail}"
+            return QueryAnswer(ruleset, prop, "unreachable", None,
+                               f"none of the {n:,} reachable situations satisfies it (exact "
+                               f"reachability with decision diagrams, {checked})")
     result = check_property(system, prop, options)
     if result.status is Status.PROVED and result.trace is not None:
         return QueryAnswer(ruleset, prop, "reachable", result.trace,

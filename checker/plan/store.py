@@ -58,7 +58,7 @@ def options_key(options: Options) -> str:
     return (f"timeout={options.timeout_ms} rlimit={options.rlimit} seed={options.seed} "
             f"depth={options.max_depth} explicit={options.explicit_limit}/"
             f"{options.search_states}/{options.explicit_seconds} nodes={options.node_budget} "
-            f"widen={options.widen}")
+            f"widen={options.widen} cert={options.cert_rlimit}")
 
 
 class Cache:

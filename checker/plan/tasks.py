@@ -7,26 +7,34 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from checker.errors import InternalError
+from checker.interpret import Verdicts
 from checker.ir import Property, Ruleset, System
 from checker.options import Options
 from checker.plan.shards import in_shard, joined, run_scan, scan_items, shard_system
-from checker.results import Finding, Method, PropertyResult, RulesetResult, Status
+from checker.results import Finding, Method, PropertyResult, RulesetResult, Status, StopReason
 from checker.results.run import CheckedRuleset, Progress
 from checker.spec.coverage import coverage
 
 if TYPE_CHECKING:
     from checker.engines.base import ProofStore
     from checker.engines.decision import Scan
-    from checker.interpret import Verdicts
 
 
 # Z3 resource units for the optional 1-induction proof of an invariant the exhaustive search
 # already proved: a count, so whether the induction proof is found (and so which method a
 # report names) is the same on every machine; the wall-clock timeout is only a safety net
 INDUCTION_RLIMIT = 20_000_000
+
+
+@dataclass
+class Expired(Verdicts):
+    """A shared explicit search stopped by its wall-clock safety net (`why`)."""
+
+    why: str = ""
 
 
 def check_ruleset(ruleset: Ruleset, options: Options,
@@ -137,9 +145,18 @@ def shared_search(system: System, options: Options, proofs: ProofStore | None = 
     todo = [p for p in system.properties if known[p.id] is None]
     macro = core_verdicts(system, todo, options)
     if macro is None:
+        began = time.monotonic()
         macro = explore_macro(system, todo,
                               max_states=min(options.explicit_limit, options.search_states),
                               max_seconds=options.explicit_seconds)
+        if not macro.complete and len(macro.hits) < len(todo) and \
+                time.monotonic() - began >= options.explicit_seconds:
+            # the wall-clock safety net stopped the search before its counted budget: what
+            # it did not find is UNKNOWN for that reason, never left to depend on the clock
+            macro = Expired(macro.complete, macro.macro_states, macro.hits, macro.symbolic,
+                            f"the explicit search's wall-clock safety net "
+                            f"({options.explicit_seconds:g} s) expired after "
+                            f"{macro.macro_states} situations")
     return known, macro
 
 
@@ -174,6 +191,10 @@ def decide_property(system: System, prop: Property, options: Options,
 
     if cached is not None:     # a proof on an unchanged cone of influence
         return cached
+    if isinstance(macro, Expired) and prop.id not in macro.hits:
+        return PropertyResult(prop.id, prop.kind, Status.UNKNOWN, None,
+                              StopReason.TIMEOUT.describe(macro.why), None, prop.states,
+                              prop.source, prop.text)
     began = time.perf_counter()
     hit = macro.hits.get(prop.id)
     reach = prop.mode == "reachable"
@@ -189,24 +210,25 @@ def decide_property(system: System, prop: Property, options: Options,
         # every reachable situation is known and none breaks it: that is the proof; an
         # induction proof is still preferred when one is cheap (1-induction; Houdini only
         # when the explicit search, not the decision diagrams, enumerated them)
-        counted = replace(options, rlimit=options.rlimit or INDUCTION_RLIMIT)
+        counted = replace(options, rlimit=min(options.rlimit, INDUCTION_RLIMIT)
+                          if options.rlimit else INDUCTION_RLIMIT)
         outcome = induction.one_induction(system, prop, counted)
         if outcome.kind is not Kind.UNREACHABLE and not macro.symbolic:
             outcome = induction.houdini(system, prop, options)
         if outcome.kind is Kind.UNREACHABLE:
             result = to_result(prop, outcome)
         else:
+            method, how = _exhaustion(system, prop, options, macro)
             result = PropertyResult(
-                prop.id, prop.kind, Status.PROVED, Method.EXPLICIT,
-                f"exhaustive search of all {macro.macro_states} reachable situations"
-                + (" (decision diagrams)" if macro.symbolic else ""),
+                prop.id, prop.kind, Status.PROVED, method,
+                f"exhaustive search of all {macro.macro_states} reachable situations{how}",
                 None, prop.states, prop.source, prop.text)
     elif macro.complete:
+        method, how = _exhaustion(system, prop, options, macro)
         result = PropertyResult(
-            prop.id, prop.kind, Status.VIOLATED, Method.EXPLICIT,
+            prop.id, prop.kind, Status.VIOLATED, method,
             f"never reachable: exhaustive search of all {macro.macro_states} reachable "
-            "situations" + (" (decision diagrams)" if macro.symbolic else ""),
-            None, prop.states, prop.source, prop.text)
+            f"situations{how}", None, prop.states, prop.source, prop.text)
     else:
         result = engines.check_property(system, prop, options, store=proofs)
     if options.timings:
@@ -214,6 +236,27 @@ def decide_property(system: System, prop: Property, options: Options,
     if proofs is not None:
         proofs.store(system, prop, result)
     return result
+
+
+def _exhaustion(system: System, prop: Property, options: Options, macro: Verdicts
+                ) -> tuple[Method, str]:
+    """The method and the words of a proof by exhaustion: the explicit search's, or the
+    decision diagrams' with its Z3 certificate (`checker.engines.reach.certify`: the
+    reachable micro-state set is an inductive invariant that excludes the property's
+    targets), checked within `options.cert_rlimit`; a refuted certificate raises
+    `InternalError` (a bug)."""
+    if not macro.symbolic:
+        return Method.EXPLICIT, ""
+    from checker.engines.reach import shared_core
+
+    core = shared_core(system, options.node_budget)
+    if core is None:
+        raise InternalError("the decision diagrams answered, but the core is gone")
+    cert = core.certify(prop, options.cert_rlimit, options.timeout_ms)
+    if cert.status == "certified":
+        return Method.DECISION_DIAGRAMS, " (decision diagrams, certified by Z3)"
+    return Method.DECISION_DIAGRAMS_UNCHECKED, (
+        f" (decision diagrams; certificate not checked: {cert.detail})")
 
 
 def _bind(progress: Progress | None, ruleset: str) -> Callable[[str, int, int], None] | None:

@@ -27,6 +27,7 @@ from checker.interpret import replay
 from checker.ir import Property, System
 from checker.results import Trace
 
+from .certify import CERT_RLIMIT, Certifier, CertResult
 from .core import Core, Progress, Resolution
 from .encode import State
 from .witness import Segment, Stepper, first_layer, walk_back
@@ -59,6 +60,7 @@ class Reach:
         self._stepper: Stepper | None = None
         self._exact: Core | None = None
         self._args = (node_budget, layer_budget, reorder)
+        self._certifier: tuple[int, Certifier] | None = None
 
     def exact(self) -> Core | None:
         """When the layered search stopped at a budget: a second core, in a fresh manager
@@ -110,6 +112,20 @@ class Reach:
 
     def nodes(self) -> int:
         return self.core.enc.nodes()
+
+    # ------------------------------------------------------------------ certificates
+    def certify(self, prop: Property, rlimit: int = CERT_RLIMIT,
+                timeout_ms: int = 600_000) -> CertResult:
+        """The Z3 certificate of "no reachable state is a target of `prop`" (`certify.py`):
+        "certified", or "unchecked" when its resource limit ran out; raises `InternalError`
+        when Z3 refutes it (a bug). Only for a complete core."""
+        if not self.complete:
+            raise InternalError("reach: a certificate needs the complete reachable set")
+        if self._certifier is None or self._certifier[0] != rlimit:
+            self._certifier = (rlimit, Certifier(self.system, self.core.enc,
+                                                 self.core.all_micro, rlimit=rlimit,
+                                                 timeout_ms=timeout_ms))
+        return self._certifier[1].excludes(prop)
 
     # ------------------------------------------------------------------ queries
     def check(self, prop: Property) -> ReachResult:

@@ -33,6 +33,7 @@ from checker.spec.lower_rules import (
 )
 from checker.spec.schema import SpecDoc
 from checker.spec.source import SpecTree, read_text_file
+from checker.spec.terms import propose
 from checker.text import SourceText
 
 MAX_SOURCE_BYTES = 1024 * 1024
@@ -49,6 +50,7 @@ def lower(tree: SpecTree, doc: SpecDoc) -> Ruleset:
     _declare(ctx)
     elements: dict[str, Element] = {}
     citations = cite_all(ctx, source, elements) if source else []
+    terms = propose(ctx, source, citations) if source else ()
     events = lower_events(ctx)
     rules = lower_rules(ctx)
     decisions = tuple(Decision(k, tuple(v)) for k, v in doc.decisions.items())
@@ -74,7 +76,8 @@ def lower(tree: SpecTree, doc: SpecDoc) -> Ruleset:
         meta=frozenset(m.resolves for m in doc.meta if m.resolves), monitors=tuple(monitors))
     system = with_builtin_properties(ctx, system, properties)
     return Ruleset(doc.ruleset, doc.title, tree.display, _source_display(tree, doc), source,
-                   system, elements, tuple(citations), undefined, tree.text, doc)
+                   system, elements, tuple(citations), undefined, tree.text, doc,
+                   terms)
 
 
 def _source_display(tree: SpecTree, doc: SpecDoc) -> str:

@@ -183,6 +183,7 @@ def _runs(chunk: tuple[bool, str], s: Sentence, mid_caps: frozenset[str]) -> lis
         lead = False
 
     for w in words:
+        w = re.sub(r"['\u2019]s$", "", w)
         if w[:1].isupper():
             run.append(w)
         elif run and w in _INNER:

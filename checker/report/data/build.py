@@ -97,6 +97,8 @@ class _Builder:
         self.cites: dict[str, list[Citation]] = {}
         for c in self.ruleset.citations:
             self.cites.setdefault(c.element, []).append(c)
+        for term in self.ruleset.terms:       # the sentences a proposed term is used in
+            self.cites.setdefault(f"term:{term.name}", []).extend(term.citations)
         self._line_starts = [0]
         for i, ch in enumerate(self.ruleset.source.text):
             if ch == "\n":

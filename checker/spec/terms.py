@@ -335,8 +335,9 @@ def propose(ctx: Ctx, source: SourceText, citations: Iterable[Citation]) -> tupl
     for idx in cited:
         for use in uses_in(source.sentences[idx], mid_caps):
             words = use.name.split()
-            if declared.covers(use.key) or len(words) != len(use.key):
-                continue
+            if declared.covers(use.key) or len(words) != len(use.key) or any(
+                    use.key == h for h in heads):
+                continue                             # declared; a section's own heading
             for i, j in declared.split(use.key):
                 piece = words[i:j]
                 while piece and (piece[0].lower() in _INNER or _ROMAN.match(piece[0])):
@@ -344,12 +345,13 @@ def propose(ctx: Ctx, source: SourceText, citations: Iterable[Citation]) -> tupl
                 while piece and (piece[-1].lower() in _INNER or _ROMAN.match(piece[-1])):
                     piece = piece[:-1]
                 k = bare(key_of(" ".join(piece)))
-                if not k or (len(k) == 1 and (len(k[0]) <= 1 or k[0] in KIND_WORDS)):
+                if not k or (len(k) == 1 and (len(k[0]) <= 1 or k[0] in KIND_WORDS)) \
+                        or declared.covers(k):
                     continue
                 groups.setdefault(k, []).append(Use(" ".join(piece), k, use.sentence))
     out: list[TermUse] = []
     for k, uses in groups.items():
-        if all(w in title_words for w in k) or any(_contains(h, k) for h in heads):
+        if all(w in title_words for w in k):
             continue
         if any(_defines(s, u.name) for u in uses for s in source.sentences):
             continue

@@ -33,10 +33,9 @@ def from_properties(ruleset: Ruleset, results: list[PropertyResult]) -> list[Fin
                            f"the text refers to {name!r} but never defines it"))
     for term in ruleset.terms:
         if term.status == "proposed":
-            lines = ", ".join(str(c.line) for c in term.citations)
             out.append(Finding(
                 "undefined-reference", (f"term:{term.name}",), (term.name,),
-                f"the text uses {term.name!r} as a rules term (line {lines}), but nothing in "
-                "the spec declares it and no sentence defines it: declare it, or list it "
-                "under 'undefined:' with its cite, or dismiss it under 'not-a-term:'"))
+                f"the text uses {term.name!r} as a rules term, but the spec declares nothing "
+                "by that name and no sentence defines it — declare it, list it under "
+                "'undefined:' with its cite, or dismiss it under 'not-a-term:'"))
     return out

@@ -363,10 +363,16 @@ def propose(ctx: Ctx, source: SourceText, citations: Iterable[Citation]) -> tupl
             status = "confirmed"
         sentences = sorted({u.sentence.index: u.sentence for u in uses}.values(),
                            key=lambda s: s.index)
-        cites = tuple(Citation(f"term:{name}", s.text, s.start, s.end, s.line)
-                      for s in sentences)
+        cites = tuple(_citation(f"term:{name}", s) for s in sentences)
         out.append(TermUse(name, " ".join(k), status, cites))
     return tuple(sorted(out, key=lambda t: (t.citations[0].start, t.name)))
+
+
+def _citation(element: str, s: Sentence) -> Citation:
+    """A sentence as a quote, without its bullet mark (layout, not rule)."""
+    mark = _BULLET.match(s.text)
+    cut = mark.end() if mark and not mark.group(0)[0].isalnum() else 0
+    return Citation(element, s.text[cut:], s.start + cut, s.end, s.line)
 
 
 def _header_row(source: SourceText, s: Sentence) -> bool:

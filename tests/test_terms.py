@@ -118,7 +118,8 @@ def test_not_a_term_the_text_never_uses_is_rp212(tmp_path: Path) -> None:
     with pytest.raises(SpecError) as exc:
         ruleset(tmp_path, "not-a-term: [Wound, Gorgon]\n")
     [d] = exc.value.diagnostics
-    assert d.code == "RP212" and "'Gorgon'" in d.message and (d.location.line, d.location.col) == (17, 21)
+    assert d.code == "RP212" and "'Gorgon'" in d.message
+    assert (d.location.line, d.location.col) == (17, 21)
 
 
 # ------------------------------------------------------------------------------ the seeds

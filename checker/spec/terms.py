@@ -36,16 +36,16 @@ _LOWER_KINDS = r"markers?|tokens?|tests?|checks?"
 _INNER = frozenset({"of"})
 # words that never start a term at a sentence start, whether or not the text writes them
 # in lower case elsewhere
-_COMMON = frozenset("""
-a an the if when whenever while whilst this that these those it its they their them he she
-his her during at after before each any all no not only once on in for from with without as
-unless until both do does can cannot may must is are has have there then also however
-otherwise instead some every either neither such where which who what how yes""".split())
-_FUNCTION = frozenset("""the a an their its his her with on to by all any as in up from into at
-of for that this it them every each one no both""".split())
+_COMMON = frozenset({"a", "an", "the", "if", "when", "whenever", "while", "whilst", "this",
+    "that", "these", "those", "it", "its", "they", "their", "them", "he", "she", "his", "her",
+    "during", "at", "after", "before", "each", "any", "all", "no", "not", "only", "once", "on",
+    "in", "for", "from", "with", "without", "as", "unless", "until", "both", "do", "does",
+    "can", "cannot", "may", "must", "is", "are", "has", "have", "there", "then", "also",
+    "however", "otherwise", "instead", "some", "every", "either", "neither", "such", "where",
+    "which", "who", "what", "how", "yes"})
 _ROMAN = re.compile(r"^[IVX]+$")
-_STOP_LOWER = _COMMON | frozenset("""one two three more other another same further enough
-multiple named set several many most own any its their its any""".split())
+_STOP_LOWER = _COMMON | frozenset({"one", "two", "three", "more", "other", "another", "same",
+    "further", "enough", "multiple", "named", "set", "several", "many", "most", "own"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'\u2019]*")
 _BULLET = re.compile(r"^(?:[•*\-\u2013\u2022\u25e6]|\d{1,3}[.)]|\(\d{1,3}\)|\(?[a-z]\))\s+")
 _LABEL = re.compile(r"^([A-Z][^.:;!?]{0,40}?):\s+")      # "Fail: ...", "Auto-cancellation: ..."
@@ -184,9 +184,7 @@ def _runs(chunk: tuple[bool, str], s: Sentence, mid_caps: frozenset[str]) -> lis
 
     for w in words:
         w = re.sub(r"['\u2019]s$", "", w)
-        if w[:1].isupper():
-            run.append(w)
-        elif run and w in _INNER:
+        if w[:1].isupper() or (run and w in _INNER):
             run.append(w)
         elif run and stem(w) in KIND_WORDS:
             run.append(w)          # "Bleed markers", "Aggressive trait"

@@ -4,7 +4,10 @@ A quote matches when it equals a passage of the text after normalizing only whit
 typographic quotes/apostrophes and dashes (so an editor's "smart quotes" do not break a
 citation); nothing else is forgiven. `Sentence`s are the units coverage is measured in: a
 non-empty line of the text is split at sentence ends (`. `, `! `, `? `, `: ` before a
-capital is not a split), bullets and table rows are one sentence each.
+capital is not a split; a name ending in `!`/`?` such as "the Charge! State" is not an
+end), bullets and table rows (`|`, tab or space-aligned columns) are one sentence each, and
+headings (short lines without an end, `=== X ===`, `# X`, all-capital lines, numbered
+sections, lone `Label:` lead-ins) are structure, not counted.
 """
 
 from __future__ import annotations

@@ -72,6 +72,7 @@ _CODES = [
     Code("RP217", "exact-without-cite", "a range is pinned `exact` without the sentence "
          "that fixes it"),
     Code("RP218", "bad-restatement", "a 'restates' link that cannot be compared"),
+    Code("RP220", "not-a-term-unused", "'not-a-term' lists a term the text never uses"),
     # graph / structure: RP301–RP304 are finding kinds, below
     # properties
     Code("RP501", "property-violated", "a property the ruleset promises is violated"),

@@ -408,6 +408,17 @@ class Element:
 
 
 @dataclass(frozen=True)
+class TermUse:
+    """A rules term the text uses in cited sentences that no spec element declares and no
+    sentence defines (`checker.spec.terms`)."""
+
+    name: str                          # as the text first writes it
+    key: str                           # its stemmed words ("bleed marker" → "bleed")
+    status: str                        # proposed | confirmed (undefined:) | dismissed (not-a-term:)
+    citations: tuple[Citation, ...]    # element "term:<name>": the sentences that use it
+
+
+@dataclass(frozen=True)
 class Ruleset:
     id: str
     title: str
@@ -421,3 +432,4 @@ class Ruleset:
     spec_text: str = field(default="", repr=False)
     doc: SpecDoc | None = field(default=None, repr=False, compare=False)
     tree: SpecTree | None = field(default=None, repr=False, compare=False)  # to lower again
+    terms: tuple[TermUse, ...] = ()                # candidate terms found in the text

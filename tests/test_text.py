@@ -247,3 +247,96 @@ def test_closest_on_noctvale_and_bushido(noctvale: SourceText, bushido: SourceTe
 
 def test_closest_of_nothing_is_empty() -> None:
     assert SourceText("", "x.txt").closest("anything") == ""
+
+
+# ------------------------------------------------------------------------------ rulebook layouts
+
+def kinds(text: str) -> list[tuple[str, str]]:
+    return [(s.kind, s.text) for s in SourceText(text, "x.txt").sentences]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a name that ends in ! is not a sentence end when the text shows it is a name
+    ("A model in the Charge! State moves first. Then it attacks.",
+     [("sentence", "A model in the Charge! State moves first."),
+      ("sentence", "Then it attacks.")]),
+    ("Play Charge! Then roll. A model with Charge! cannot Run.",
+     [("sentence", "Play Charge! Then roll."), ("sentence", "A model with Charge! cannot Run.")]),
+    ('A card called "Ready?" Lets you react. Roll again! Then stop.',
+     [("sentence", 'A card called "Ready?" Lets you react.'), ("sentence", "Roll again!"),
+      ("sentence", "Then stop.")]),
+    ("Charge!\nA model in the Charge! State moves first.",
+     [("heading", "Charge!"), ("sentence", "A model in the Charge! State moves first.")]),
+])
+def test_names_ending_in_bang_or_question_mark(text: str,
+                                               expected: list[tuple[str, str]]) -> None:
+    assert kinds(text) == expected
+
+
+@pytest.mark.parametrize("line", [
+    "=== Movement ===", "== Movement", "# Movement", "## The Movement Phase",
+    "MOVEMENT PHASE", "STATES AND MARKERS:", "3.2 Movement", "3.2.1 Running and Charging",
+    "Recovery:", "Triggered by:", "Active Role \u2014 failed M roll:", "Entering/Leaving Crouched:",
+    "Ceasing to be Engaged:", "Bleeding", "Link to original",
+])
+def test_heading_styles(line: str) -> None:
+    assert kinds(line + "\nA model may move.") == [("heading", line),
+                                                   ("sentence", "A model may move.")]
+
+
+@pytest.mark.parametrize("line", [
+    "While Flying, the model:", "Remove the model's Held marker when:",
+    "While Downed, a fighter:", "Roll on the Insanity Table (1d6):",
+    "At the beginning of each of its Activations, the model must perform a Morale roll:",
+    "3.2 Movement is halved.", "1. Move the model.",
+])
+def test_lead_ins_that_say_something_stay_sentences(line: str) -> None:
+    [(kind, text)] = kinds(line)
+    assert kind != "heading" and text == line
+
+
+@pytest.mark.parametrize(("line", "kind"), [
+    ("- Cannot attack", "bullet"), ("* Cannot attack", "bullet"), ("• Cannot attack", "bullet"),
+    ("1. Cannot attack.", "bullet"), ("2) Cannot attack.", "bullet"),
+    ("(a) Cannot attack.", "bullet"), ("b) Cannot attack.", "bullet"),
+    ("-1 Melee Pool while Prone.", "sentence"),            # a minus sign, not a bullet
+    ("| 1 | Weakened | -1 Might |", "row"), ("Bleeding\tYes\tNormal", "row"),
+    ("Bleeding    Yes    Normal", "row"), ("Bleeding  Yes  Normal", "row"),
+    ("Situation     Result", "row"),
+    ("Second  line's end.", "sentence"),                   # one double space is typing
+])
+def test_bullets_and_rows(line: str, kind: str) -> None:
+    assert kinds(line)[0] == (kind, line)
+
+
+def test_two_spaces_after_a_full_stop_are_not_columns() -> None:
+    assert kinds("A model may move.  It may also run.  Then it stops.") == [
+        ("sentence", "A model may move."), ("sentence", "It may also run."),
+        ("sentence", "Then it stops.")]
+
+
+@pytest.mark.parametrize("line", ["***", "===", "---", "|---|---|", "~~~", "# "])
+def test_section_breaks_are_no_sentence(line: str) -> None:
+    assert kinds(f"A model may move.\n{line}\nIt may run.") == [
+        ("sentence", "A model may move."), ("sentence", "It may run.")]
+
+
+# the 14 lone lines of the seed texts that end in ':' (there is no name ending in '!' or
+# '?' in them; "Can Activate?" is a table cell): a label is a heading, a lead-in that says
+# something (an article, a comma) is a sentence whose list follows as bullets
+@pytest.mark.parametrize(("seed", "line", "kind"), [
+    ("eldfall", 62, "heading"), ("eldfall", 85, "heading"), ("eldfall", 91, "heading"),
+    ("eldfall", 96, "heading"), ("eldfall", 102, "heading"), ("eldfall", 115, "sentence"),
+    ("eldfall", 149, "heading"), ("eldfall", 159, "heading"), ("eldfall", 166, "heading"),
+    ("eldfall", 170, "heading"), ("bushido", 101, "sentence"), ("noctvale", 9, "sentence"),
+    ("noctvale", 17, "sentence"), ("noctvale", 61, "sentence"),
+])
+def test_seed_lead_ins(seed: str, line: int, kind: str, request: pytest.FixtureRequest) -> None:
+    st: SourceText = request.getfixturevalue(seed)
+    [s] = [s for s in st.sentences if s.line == line]
+    assert s.kind == kind and s.text.endswith(":")
+
+
+def test_seed_table_header_cell_with_question_mark_is_not_split(eldfall: SourceText) -> None:
+    [row] = [s for s in eldfall.sentences if s.line == 9]
+    assert row.kind == "row" and "Can Activate?\tCan React?" in row.text

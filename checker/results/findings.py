@@ -33,4 +33,11 @@ def from_properties(ruleset: Ruleset, results: list[PropertyResult]) -> list[Fin
     for name, element in ruleset.undefined:
         out.append(Finding("undefined-reference", (element,), (name,),
                            f"the text refers to {name!r} but never defines it"))
+    for term in ruleset.terms:
+        if term.status == "proposed":
+            out.append(Finding(
+                "undefined-reference", (f"term:{term.name}",), (term.name,),
+                f"the text uses {term.name!r} as a rules term, but the spec declares nothing "
+                "by that name and no sentence defines it — declare it, list it under "
+                "'undefined:' with its cite, or dismiss it under 'not-a-term:'"))
     return out + lint_findings(ruleset)

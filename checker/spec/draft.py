@@ -71,9 +71,9 @@ def propose_states(source: SourceText) -> list[ProposedState]:
     seen: set[str] = set()
     in_states = False
     for i, h in enumerate(sentences):
-        if h.kind != "heading":
-            continue
-        heading = normalize(h.text).rstrip(":")
+        if h.kind != "heading" or h.text.rstrip().endswith(":"):
+            continue              # a label that leads into a list ("Recovery:") names no State
+        heading = normalize(h.text).strip("=# ")
         if _GENERIC.search(heading):
             in_states = bool(_OPENS.search(heading))
             continue

@@ -36,6 +36,7 @@ from checker.spec.lower_rules import (
 )
 from checker.spec.schema import SpecDoc
 from checker.spec.source import SpecTree, read_text_file
+from checker.spec.terms import propose
 from checker.text import SourceText
 
 MAX_SOURCE_BYTES = 1024 * 1024
@@ -54,6 +55,7 @@ def lower(tree: SpecTree, doc: SpecDoc) -> Ruleset:
     elements: dict[str, Element] = {}
     citations = cite_all(ctx, source, elements) if source else []
     _restatements(ctx, elements)
+    terms = propose(ctx, source, citations) if source else ()
     events = lower_events(ctx)
     rules = lower_rules(ctx)
     precedence, order_choices = lower_ordering(ctx)
@@ -85,7 +87,8 @@ def lower(tree: SpecTree, doc: SpecDoc) -> Ruleset:
         precedence=precedence, order_choices=order_choices)
     system = with_builtin_properties(ctx, system, properties)
     return Ruleset(doc.ruleset, doc.title, tree.display, _source_display(tree, doc), source,
-                   system, elements, tuple(citations), undefined, tree.text, doc, tree)
+                   system, elements, tuple(citations), undefined, tree.text, doc,
+                   tree=tree, terms=terms)
 
 
 def _source_display(tree: SpecTree, doc: SpecDoc) -> str:

@@ -293,6 +293,7 @@ class SpecDoc(_Strict):
     rulings: list[RulingDecl] = []
     informal: list[InformalDecl] = []
     undefined: list[UndefinedDecl] = []
+    not_a_term: list[str] = Field(default=[], alias="not-a-term")
 
 
 _MESSAGES = {

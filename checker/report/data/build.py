@@ -97,6 +97,8 @@ class _Builder:
         self.cites: dict[str, list[Citation]] = {}
         for c in self.ruleset.citations:
             self.cites.setdefault(c.element, []).append(c)
+        for term in self.ruleset.terms:       # the sentences a proposed term is used in
+            self.cites.setdefault(f"term:{term.name}", []).extend(term.citations)
         self._line_starts = [0]
         for i, ch in enumerate(self.ruleset.source.text):
             if ch == "\n":
@@ -221,7 +223,8 @@ class _Builder:
     def finding(self, f: Finding) -> FindingView:
         citations = tuple(q for rule in f.rules for q in self.quotes(rule))
         resolved_quotes = tuple(q for rule in f.resolved_by for q in self.quotes(rule))
-        first = next((r for r in f.rules if r in self.ruleset.elements), None)
+        first = next((r for r in f.rules if r in self.ruleset.elements), None) \
+            or self._citing(citations)
         fp = f.fingerprint(self.ruleset.id)
         severity = "note" if f.resolved else CODES[f.code].severity.value
         return FindingView(
@@ -229,6 +232,16 @@ class _Builder:
             f.resolved_by, resolved_quotes, self.trace(f.trace), f.detail,
             self.element_where(first) if first else self.where(None), anchor("f", fp),
             tuple((r, self.rule_anchor(r)) for r in f.rules))
+
+    def _citing(self, quotes: tuple[QuoteView, ...]) -> str | None:
+        """The spec element that cites the first of `quotes`' sentences (where a term the
+        text uses, and nothing declares, is reported)."""
+        for q in quotes:
+            for c in self.ruleset.citations:
+                if c.element in self.ruleset.elements and c.line <= q.line <= \
+                        self.ruleset.source.line_of(max(c.start, c.end - 1)):
+                    return c.element
+        return None
 
     # ------------------------------------------------------------------ coverage
     def coverage_view(self, findings: tuple[FindingView, ...]) -> CoverageView:

@@ -64,6 +64,7 @@ _CODES = [
     Code("RP209", "missing-field", "a required field is missing"),
     Code("RP210", "cyclic-definition", "definitions refer to each other in a cycle"),
     Code("RP211", "bad-value", "a value is out of its allowed range"),
+    Code("RP215", "bad-reading", "readings of a sentence, or the adoption of one, are malformed"),
     # graph / structure: RP301–RP304 are finding kinds, below
     # properties
     Code("RP501", "property-violated", "a property the ruleset promises is violated"),
@@ -86,6 +87,10 @@ _FINDINGS = [
              "Outcomes that depend on the order effects resolve"),
     _finding("RP405", "non-termination", "a resolution or procedure does not terminate",
              "Triggered rules that never stop"),
+    _finding("RP410", "ambiguity", "a verdict depends on how a sentence is read",
+             "Sentences whose reading changes a verdict"),
+    _finding("RP411", "identical-readings", "two readings of a sentence formalize it the same",
+             "Readings that formalize a sentence the same way", Severity.WARNING),
     _finding("RP406", "dead-rule", "a rule that can never fire", "Rules that can never fire",
              Severity.WARNING),
     _finding("RP301", "unreachable-state", "a State no rule or event can enter",

@@ -20,7 +20,7 @@ becoming stable is stuck: that is the non-termination finding.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from checker.diagnostics import Location
 from checker.text import SourceText
@@ -377,6 +377,23 @@ class Element:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """A spec element whose sentence has several readings (`readings:`), each an
+    alternative formalization of the same cite (docs/spec-language.md "Readings")."""
+
+    element: str                  # spec element id
+    section: str                  # "rules", "events", "constraints", "facts", "properties"
+    labels: tuple[str, ...]       # each reading's label, in spec order
+    base: int = 0                 # the reading of the base selection: the adopted one, else 0
+    adopted: str = ""             # the adopted label ("" while open)
+    adopt_note: str = ""          # what adopts it: the quote or the ruling note
+    identical: tuple[tuple[str, str], ...] = ()   # pairs of labels that lower identically
+
+
+Choice = tuple[tuple[str, int], ...]   # (element id, reading index), sorted by element
+
+
+@dataclass(frozen=True)
 class Ruleset:
     id: str
     title: str
@@ -389,3 +406,7 @@ class Ruleset:
     undefined: tuple[tuple[str, str], ...] = ()   # (name, element id)
     spec_text: str = field(default="", repr=False)
     doc: SpecDoc | None = field(default=None, repr=False, compare=False)
+    readings: tuple[Reading, ...] = ()            # elements with several readings
+    choice: Choice = ()                           # this variant's readings (() = the base)
+    variants: tuple[tuple[Choice, System], ...] = field(default=(), repr=False, compare=False)
+    tree: Any = field(default=None, repr=False, compare=False)   # SpecTree, to lower variants

@@ -69,10 +69,13 @@ PLANTED: dict[str, set[Expected]] = {
     "undefined-reference": {("undefined-reference", ("undefined:rout-test",), ("rout-test",),
                              False, ())},
     "vacuous-property": {("vacuous-property", ("no-hp-means-down",), ("Down",), False, ())},
+    # readings: only the pipeline checks every reading (tests/test_readings.py)
+    "ambiguity": {("ambiguity", ("rest", "rest-clears-daze"), ("Dazed",), False, ())},
+    "ambiguity-ok": {("ambiguity", ("rest",), (), True, ("rest.adopt",))},
 }
 KINDS = ("fact-contradiction", "forbidden-obligation", "no-legal-action", "order-dependence",
          "non-termination", "dead-rule", "unreachable-state", "undefined-reference",
-         "vacuous-property", "leaves-terminal")
+         "vacuous-property", "leaves-terminal", "ambiguity")
 SPECS = sorted(p.stem for p in CORPUS.glob("*.yaml"))
 CONFLICT_KINDS = {"fact-contradiction", "forbidden-obligation", "no-legal-action"}
 
@@ -335,7 +338,8 @@ def test_corpus_with_explicit_property_verdicts(name: str) -> None:
     found = structural_findings(ruleset.system, props,
                                 property_findings.from_properties(ruleset, props))
     found += find_conflicts(ruleset, OPTIONS) + order.find_order_dependence(ruleset, OPTIONS)
-    assert summary(found) == planted(name)
+    # the base reading only: the readings are compared by the pipeline, not here
+    assert summary(found) == planted(name, set(KINDS) - {"ambiguity"} | {"trigger-cycle"})
 
 
 @pytest.mark.parametrize("name", SPECS)

@@ -79,9 +79,9 @@ def variant_choices(ruleset: Ruleset) -> list[Choice]:
     out: list[Choice] = []
     for members in groups.values():
         for picked in itertools.product(*(indexes[e] for e in members)):
-            choice = {**base, **dict(zip(members, picked, strict=True))}
-            if any(choice[e] != base[e] for e in members):
-                out.append(tuple(sorted(choice.items())))
+            chosen = {**base, **dict(zip(members, picked, strict=True))}
+            if any(chosen[e] != base[e] for e in members):
+                out.append(tuple(sorted(chosen.items())))
     return out
 
 

@@ -207,16 +207,3 @@ def test_proved_under_all_readings_iff_proved_under_each(rest: list[list[str]],
                 if p.kind in GATED_KINDS:
                     assert pid in ambiguous, pid
 
-
-def test_parallel_checks_readings_like_one_process() -> None:
-    from dataclasses import replace
-
-    from checker.plan.executors import check_parallel
-
-    rulesets = [load_ruleset(CORPUS / f"{n}.yaml") for n in ("ambiguity", "dead-rule")]
-    one = [check_ruleset(r, OPTIONS).result for r in rulesets]
-    two = [c.result for c in check_parallel(rulesets, replace(OPTIONS, jobs=2))]
-    for a, b in zip(one, two, strict=True):
-        assert [replace(p, seconds=0) for p in a.properties] == \
-            [replace(p, seconds=0) for p in b.properties]
-        assert a.findings == b.findings

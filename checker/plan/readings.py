@@ -187,6 +187,13 @@ def merge_readings(ruleset: Ruleset, runs: list[tuple[Choice, RulesetResult]],
             f"{p.source!r} depends on which: "
             + "; ".join(f"{label}: {verdict}" for label, verdict in detail),
             trace=broken.trace if broken is not None else None, detail=detail))
+    known = {p.id for p in base.properties}
+    for choice, result in runs[1:]:       # a property only some readings have (vacuity:)
+        for q in result.properties:
+            if q.id not in known:
+                known.add(q.id)
+                props.append(replace(q, readings=_label(ruleset, choice,
+                                                        _differs(base_choice, choice))))
     found += _merge_findings(ruleset, runs)
     for r in ruleset.readings:
         found += _reading_notes(ruleset, r)

@@ -126,6 +126,7 @@ def test_a_shard_says_what_it_checked(folder: Path, capsys: pytest.CaptureFixtur
     assert f"of {total} properties" in line[0] and f"of {scans} conflict" in line[0]
 
 
+@pytest.mark.e2e
 def test_parallel_checks_readings_like_one_process() -> None:
     from dataclasses import replace
 

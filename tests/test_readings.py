@@ -207,3 +207,20 @@ def test_proved_under_all_readings_iff_proved_under_each(rest: list[list[str]],
                 if p.kind in GATED_KINDS:
                     assert pid in ambiguous, pid
 
+
+
+def test_adopt_by_a_ruling_note(tmp_path: Path) -> None:
+    spec = _spec([["remove all Dazed"], ["if pick == dazed: remove all Dazed"]],
+                 [["add Wound"], ["add 2 Wound"]])
+    spec["events"][1]["adopt"] = {"label": "rest 1", "ruling": "designer on the forum, 2024"}
+    ruleset = load_ruleset(_write(tmp_path, spec))
+    assert [(r.element, r.adopted, r.base) for r in ruleset.readings] == [
+        ("rest", "rest 1", 1), ("hurt", "", 0)]
+    assert dict(ruleset.choice) == {"hurt": 0, "rest": 1}
+    assert [c for c, _ in ruleset.variants] == [(("hurt", 1), ("rest", 1))]
+    result = check_ruleset(ruleset, OPTIONS).result
+    (f,) = [f for f in result.findings if f.kind == "ambiguity" and f.resolved]
+    assert f.resolved_by == ("rest",) and "ruling: designer on the forum, 2024" in f.message
+    # the adopted reading is the one checked: the Rest may leave the model Dazed
+    by_id = {p.id: p for p in result.properties}
+    assert by_id["rest-clears-daze"].status is Status.VIOLATED

@@ -220,8 +220,8 @@ def _merge_findings(ruleset: Ruleset, runs: list[tuple[Choice, RulesetResult]]
             out.append(first)
             continue
         have = {c for c, _ in present}
-        missing = [c for c, _ in runs if c not in have]
-        elements = set().union(*(_differs(base_choice, c) for c in have | set(missing)))
+        flipped = [c for c, _ in runs if (c in have) != (base_choice in have)]
+        elements = set().union(*(_differs(base_choice, c) for c in flipped))
         choice, shown = next(((c, f) for c, f in present if c != base_choice), present[0])
         label = _label(ruleset, choice, elements)
         out.append(replace(shown, message=f"{shown.message} (under the reading {label})"))

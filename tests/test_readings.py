@@ -224,3 +224,17 @@ def test_adopt_by_a_ruling_note(tmp_path: Path) -> None:
     # the adopted reading is the one checked: the Rest may leave the model Dazed
     by_id = {p.id: p for p in result.properties}
     assert by_id["rest-clears-daze"].status is Status.VIOLATED
+
+
+def test_a_finding_only_one_reading_has_is_an_ambiguity(tmp_path: Path) -> None:
+    spec = _spec([["remove all Dazed"], ["remove 1 Wound"]], [["add Wound"], ["add 2 Wound"]])
+    spec["events"][0] = {"id": "daze", "cite": "A model that has taken a Rest is no longer Dazed.",
+                         "readings": [{"label": "it dazes", "do": ["add Dazed"]},
+                                      {"label": "it wounds", "do": ["add Wound"]}]}
+    spec["rules"] = [{"id": "dazed-bleeds", "when": "Dazed", "do": ["add Wound"]}]
+    result = check_ruleset(load_ruleset(_write(tmp_path, spec)), OPTIONS).result
+    dead = [f for f in result.findings if f.kind == "dead-rule"]
+    assert len(dead) == 1 and "(under the reading 'it wounds')" in dead[0].message
+    (f,) = [f for f in result.findings if f.kind == "ambiguity" and "dead-rule" in f.message]
+    assert f.rules == ("daze", "dazed-bleeds")
+    assert f.detail == (("reading 'it dazes'", "not found"), ("reading 'it wounds'", "found"))

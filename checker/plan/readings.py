@@ -141,6 +141,14 @@ def _differs(base: Choice, choice: Choice) -> set[str]:
     return {e for e, j in choice if b.get(e) != j}
 
 
+def _responsible(base: Choice, flipped: list[Choice]) -> set[str]:
+    """The elements whose readings flip a verdict: those every flipping variant changes
+    (when there are some), else every element a flipping variant changes."""
+    changed = [_differs(base, c) for c in flipped]
+    common = set.intersection(*changed) if changed else set()
+    return common or set().union(*changed)
+
+
 def _label(ruleset: Ruleset, choice: Choice, elements: set[str]) -> str:
     labels = {r.element: r.labels for r in ruleset.readings}
     return "; ".join(f"'{labels[e][j]}'" for e, j in choice if e in elements)
@@ -167,7 +175,7 @@ def merge_readings(ruleset: Ruleset, runs: list[tuple[Choice, RulesetResult]],
         if not differ:
             props.append(replace(p, readings=ALL_READINGS) if len(runs) > 1 else p)
             continue
-        elements = set().union(*(_differs(base_choice, c) for c, _ in differ))
+        elements = _responsible(base_choice, [c for c, _ in differ])
         worst = next((q for _, q in differ if q.status is Status.VIOLATED),
                      next((q for _, q in differ if q.status is Status.UNKNOWN), differ[0][1]))
         where = next(c for c, q in differ if q is worst)
@@ -221,7 +229,7 @@ def _merge_findings(ruleset: Ruleset, runs: list[tuple[Choice, RulesetResult]]
             continue
         have = {c for c, _ in present}
         flipped = [c for c, _ in runs if (c in have) != (base_choice in have)]
-        elements = set().union(*(_differs(base_choice, c) for c in flipped))
+        elements = _responsible(base_choice, flipped)
         choice, shown = next(((c, f) for c, f in present if c != base_choice), present[0])
         label = _label(ruleset, choice, elements)
         out.append(replace(shown, message=f"{shown.message} (under the reading {label})"))

@@ -73,6 +73,7 @@ _CODES = [
          "that fixes it"),
     Code("RP218", "bad-restatement", "a 'restates' link that cannot be compared"),
     Code("RP220", "not-a-term-unused", "'not-a-term' lists a term the text never uses"),
+    Code("RP219", "bad-reading", "readings of a sentence, or the adoption of one, are malformed"),
     # graph / structure: RP301–RP304 are finding kinds, below
     # properties
     Code("RP501", "property-violated", "a property the ruleset promises is violated"),
@@ -98,6 +99,10 @@ _FINDINGS = [
     _finding("RP415", "inconsistent-restatement",
              "two statements of the same rule say different things",
              "Rules stated twice that say different things"),
+    _finding("RP418", "ambiguity", "a verdict depends on how a sentence is read",
+             "Sentences whose reading changes a verdict"),
+    _finding("RP419", "identical-readings", "two readings of a sentence formalize it the same",
+             "Readings that formalize a sentence the same way", Severity.WARNING),
     _finding("RP406", "dead-rule", "a rule that can never fire", "Rules that can never fire",
              Severity.WARNING),
     _finding("RP408", "dead-ordering-rule", "an ordering rule that orders nothing",

@@ -419,6 +419,23 @@ class TermUse:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """A spec element whose sentence has several readings (`readings:`), each an
+    alternative formalization of the same cite (docs/spec-language.md "Readings")."""
+
+    element: str                  # spec element id
+    section: str                  # "rules", "events", "constraints", "facts", "properties"
+    labels: tuple[str, ...]       # each reading's label, in spec order
+    base: int = 0                 # the reading of the base selection: the adopted one, else 0
+    adopted: str = ""             # the adopted label ("" while open)
+    adopt_note: str = ""          # what adopts it: the quote or the ruling note
+    identical: tuple[tuple[str, str], ...] = ()   # pairs of labels that lower identically
+
+
+Choice = tuple[tuple[str, int], ...]   # (element id, reading index), sorted by element
+
+
+@dataclass(frozen=True)
 class Ruleset:
     id: str
     title: str
@@ -433,3 +450,6 @@ class Ruleset:
     doc: SpecDoc | None = field(default=None, repr=False, compare=False)
     tree: SpecTree | None = field(default=None, repr=False, compare=False)  # to lower again
     terms: tuple[TermUse, ...] = ()                # candidate terms found in the text
+    readings: tuple[Reading, ...] = ()            # elements with several readings
+    choice: Choice = ()                           # this variant's readings (() = the base)
+    variants: tuple[tuple[Choice, System], ...] = field(default=(), repr=False, compare=False)

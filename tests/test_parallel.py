@@ -124,3 +124,21 @@ def test_a_shard_says_what_it_checked(folder: Path, capsys: pytest.CaptureFixtur
     assert len(line) == 1 and f"properties of {total}" not in line[0]
     scans = len(shards.scan_items()) * (len(SPECS) + 1)     # every part of both scans
     assert f"of {total} properties" in line[0] and f"of {scans} conflict" in line[0]
+
+
+@pytest.mark.e2e
+def test_parallel_checks_readings_like_one_process() -> None:
+    from dataclasses import replace
+
+    from checker.plan.executors import check_parallel
+    from checker.plan.tasks import check_ruleset
+    from checker.spec.load import load_ruleset
+
+    corpus = Path(__file__).parent / "corpus" / "findings"
+    rulesets = [load_ruleset(corpus / f"{n}.yaml") for n in ("ambiguity", "dead-rule")]
+    one = [check_ruleset(r, Options(use_cache=False)).result for r in rulesets]
+    two = [c.result for c in check_parallel(rulesets, Options(use_cache=False, jobs=2))]
+    for a, b in zip(one, two, strict=True):
+        assert [replace(p, seconds=0) for p in a.properties] == \
+            [replace(p, seconds=0) for p in b.properties]
+        assert a.findings == b.findings

@@ -152,7 +152,7 @@ def test_pages_are_unique_and_never_the_index(data: ReportData) -> None:
 def test_counts_and_totals(data: ReportData) -> None:
     demo = ruleset(data, "demo")
     assert (demo.counts.violated, demo.counts.unknown, demo.counts.findings,
-            demo.counts.resolved) == (3, 1, 5, 1)   # + RP417 'becomes Crouched', the term 'Reaction'
+            demo.counts.resolved) == (3, 1, 5, 1)   # + RP417 'becomes', the term 'Reaction'
     assert data.totals.properties == sum(r.counts.properties for r in data.rulesets)
 
 

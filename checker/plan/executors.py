@@ -26,7 +26,13 @@ from typing import TYPE_CHECKING, Any
 from checker.engines.reach import shared_core
 from checker.options import Options
 from checker.plan.shards import in_shard, joined, run_scan, scan_items, shard_system
-from checker.plan.tasks import assemble, decide_property, ruleset_cache, shared_search
+from checker.plan.tasks import (
+    assemble,
+    check_readings,
+    decide_property,
+    ruleset_cache,
+    shared_search,
+)
 from checker.plan.widen import scope_recheck
 from checker.results import Finding, PropertyResult, RulesetResult
 
@@ -94,6 +100,9 @@ def check_parallel(rulesets: list[Ruleset], options: Options,
         cached, proofs, store = ruleset_cache(ruleset, options)
         if cached is not None:
             done[r] = cached
+        elif ruleset.readings:     # several variants, checked one after the other here
+            done[r] = check_readings(ruleset, options, proofs, progress)
+            store(done[r].result)
         else:
             pending[r] = _Pending(ruleset, shard_system(ruleset, options), options, proofs,
                                   store)

@@ -43,9 +43,29 @@ def check_ruleset(ruleset: Ruleset, options: Options,
     cached, proofs, store = ruleset_cache(ruleset, options)
     if cached is not None:
         return cached
-    checked = _check_fresh(ruleset, options, proofs, progress)
+    if ruleset.readings:
+        checked = check_readings(ruleset, options, proofs, progress)
+    else:
+        checked = _check_fresh(ruleset, options, proofs, progress)
     store(checked.result)
     return checked
+
+
+def check_readings(ruleset: Ruleset, options: Options, proofs: ProofStore | None,
+                   progress: Progress | None = None) -> CheckedRuleset:
+    """The ruleset checked under its base selection and each variant of its readings
+    (`checker.plan.readings`), merged into one result with the `ambiguity` findings."""
+    from checker.plan.readings import merge_readings, variant_choices
+    from checker.spec.readings import lower_choice
+
+    start = time.perf_counter()
+    base = _check_fresh(ruleset, options, proofs, progress)
+    runs = [(ruleset.choice, base.result)]
+    for choice in variant_choices(ruleset):
+        variant = lower_choice(ruleset, choice)
+        runs.append((choice, _check_fresh(variant, options, proofs, progress).result))
+    result = merge_readings(ruleset, runs, time.perf_counter() - start)
+    return CheckedRuleset(ruleset, result, base.coverage)
 
 
 def ruleset_cache(ruleset: Ruleset, options: Options

@@ -65,6 +65,8 @@ class JsonReporter:
             "location": _where(p.location),
             "trace": _trace(p.trace),
         }
+        if p.readings:
+            out["readings"] = p.readings
         if timings:
             out["seconds"] = p.seconds
         return out

@@ -66,8 +66,12 @@ def explanation(kind: str, status: Status, trace: TraceView | None, reason: str,
 
 
 def property_message(kind: str, status: Status, claim: str, trace: TraceView | None,
-                     reason: str, relevant: frozenset[str] = frozenset()) -> str:
-    """One sentence a rules writer can read: the verdict, what was promised, and why."""
+                     reason: str, relevant: frozenset[str] = frozenset(),
+                     readings: str = "") -> str:
+    """One sentence a rules writer can read: the verdict (under which reading of an
+    ambiguous sentence, when the ruleset has some), what was promised, and why."""
     why = explanation(kind, status, trace, reason, relevant)
-    head = f"{status_label(kind, status)}: '{claim}'"
+    under = ("" if not readings else " under all readings" if readings == "all"
+             else f" under the reading {readings}")
+    head = f"{status_label(kind, status)}{under}: '{claim}'"
     return f"{head} — {why}" if why else head

@@ -91,6 +91,8 @@ class PropertyResult:
     text: str = ""
     seconds: float = 0.0
     invariant: str = ""                           # the certificate, when an inductive proof
+    readings: str = ""      # "" no readings; "all": the same under every reading; else the
+                            # reading(s) this verdict is under, e.g. "'one Wait removes one'"
 
     def fingerprint(self, ruleset: str) -> str:
         return property_fingerprint(ruleset, self.id)

@@ -37,14 +37,15 @@ def property_to(p: PropertyResult) -> dict[str, Any]:
     return {"id": p.id, "kind": p.kind, "status": p.status.value,
             "method": p.method.value if p.method else None, "reason": p.reason,
             "trace": trace_to(p.trace), "states": list(p.states), "source": p.source,
-            "text": p.text, "seconds": p.seconds, "invariant": p.invariant}
+            "text": p.text, "seconds": p.seconds, "invariant": p.invariant,
+            **({"readings": p.readings} if p.readings else {})}
 
 
 def property_from(d: dict[str, Any]) -> PropertyResult:
     return PropertyResult(d["id"], d["kind"], Status(d["status"]),
                           Method(d["method"]) if d["method"] else None, d["reason"],
                           trace_from(d["trace"]), tuple(d["states"]), d["source"], d["text"],
-                          float(d["seconds"]), d["invariant"])
+                          float(d["seconds"]), d["invariant"], d.get("readings", ""))
 
 
 def finding_to(f: Finding) -> dict[str, Any]:

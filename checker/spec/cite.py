@@ -26,6 +26,10 @@ def cited_items(d: SpecDoc) -> list[CitedItem]:
                     "facts", "modifiers", "procedures", "properties", "rulings"):
         for i, item in enumerate(getattr(d, section)):
             cited.append((item.id, section, (section, i), item.cite, ""))
+            adopt = getattr(item, "adopt", None)
+            if adopt is not None and adopt.cite is not None:   # the quote that resolves it
+                cited.append((f"{item.id}.adopt", section, (section, i, "adopt"), adopt.cite,
+                              ""))
             if section == "procedures":
                 for j, st in enumerate(item.steps):
                     cited.append((f"{item.id}.{st.id}", section, (section, i, "steps", j),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from checker.diagnostics import Location
 from checker.ir import Property, Ruleset
-from checker.spec.lower import lower
+from checker.spec.readings import lower_ruleset
 from checker.spec.schema import PropertyDecl, parse_spec
 from checker.spec.source import SourceMap, load_spec
 
@@ -16,7 +16,7 @@ from checker.spec.source import SourceMap, load_spec
 def load_ruleset(path: Path, display: str | None = None) -> Ruleset:
     """Load, validate and lower the spec at `path`; raise `SpecError` on bad input."""
     tree = load_spec(path, display)
-    return lower(tree, parse_spec(tree))
+    return lower_ruleset(tree, parse_spec(tree))
 
 
 def load_with_query(path: Path, expr: str, display: str | None = None
@@ -34,6 +34,6 @@ def load_with_query(path: Path, expr: str, display: str | None = None
                                                 PropertyDecl(id=ident, reachable=expr)]})
     where = SourceMap(tree.source_map.file,
                       {**tree.source_map.locations, at: Location("<query>", 1, 1)})
-    ruleset = lower(replace(tree, source_map=where), doc)
+    ruleset = lower_ruleset(replace(tree, source_map=where), doc)
     prop = next(p for p in ruleset.system.properties if p.id == ident)
     return ruleset, prop

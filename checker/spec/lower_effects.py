@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from checker.ir import FALSE, Assign, Const, LExpr, Op, PathKey, V, conj, disj
+import re
+
+from checker.ir import FALSE, Assign, Const, LExpr, Op, PathKey, V, conj, disj, lvars
 from checker.spec import expr as ast
 from checker.spec.lower_ctx import Ctx
 from checker.spec.lower_expr import (
@@ -10,6 +12,7 @@ from checker.spec.lower_expr import (
     as_bool,
     as_int,
     did_you_mean,
+    lower_bool,
     marker_vars,
     split_owner,
     state_ref,
@@ -22,10 +25,17 @@ from checker.spec.lower_expr import (
 
 # ============================================================================ effects
 
+_IF = re.compile(r"^if\s+(?P<cond>.+?):\s+(?P<effect>.+)$")
+
+
 def lower_effects(ctx: Ctx, texts: list[str], model: str | None, path: PathKey) -> list[Assign]:
     out: list[Assign] = []
     for i, text in enumerate(texts):
         p = (*path, i)
+        guarded = _IF.match(text.strip())
+        if guarded is not None:
+            out.extend(_conditional(ctx, guarded["cond"], guarded["effect"], model, p))
+            continue
         try:
             eff = ast.parse_effect(text)
         except ast.ExprSyntaxError as exc:
@@ -38,6 +48,21 @@ def lower_effects(ctx: Ctx, texts: list[str], model: str | None, path: PathKey) 
         except ExprTypeError as exc:
             ctx.err(exc.code, f"in effect {text!r}: {exc}", p, exc.fix)
     return out
+
+
+def _conditional(ctx: Ctx, cond_text: str, text: str, model: str | None,
+                 path: PathKey) -> list[Assign]:
+    """`if COND: EFFECT`: the effect happens only when COND holds (each assignment keeps
+    the old value otherwise). COND may not read what the effect changes, so that it means
+    the same before and after every assignment of the effect."""
+    cond = lower_bool(ctx, cond_text, model, path)
+    inner = lower_effects(ctx, [text], model, path)
+    clash = sorted(lvars(cond) & {a.var for a in inner})
+    if clash:
+        ctx.err("RP206", f"in effect {text!r}: the condition {cond_text!r} reads {clash[0]!r}, "
+                "which the effect changes", path, "split it into two effects")
+        return []
+    return [Assign(a.var, Op("ite", (cond, a.value, V(a.var)))) for a in inner]
 
 
 def _clamp(e: LExpr, lo: int, hi: int) -> LExpr:

@@ -65,7 +65,7 @@ def lower_rules(ctx: Ctx) -> list[Transition]:
         for m in ctx.per_model():
             ident = ctx.instance(rd.id, m)
             when = lower_bool(ctx, rd.when, m, ("rules", i, "when"))
-            effects = lower_effects(ctx, rd.do, m, ("rules", i, "do"))
+            effects = lower_effects(ctx, rd.do or [], m, ("rules", i, "do"))
             on_inst: list[str] = []
             triggers: list[LExpr] = []
             edges: list[str] = []
@@ -259,7 +259,7 @@ def lower_facts(ctx: Ctx) -> list[Fact]:
                         ("facts", i, "overrides"), did_you_mean(o, ids))
         for m in ctx.per_model():
             when = lower_bool(ctx, fd.when, m, ("facts", i, "when"))
-            for attr, value in fd.set.items():
+            for attr, value in (fd.set or {}).items():
                 out.append(Fact(f"{ctx.instance(fd.id, m)}/{attr}", fd.id, attr, str(value), when,
                                 tuple(fd.overrides), m))
     return out

@@ -66,6 +66,21 @@ class VarDecl(_Strict):
 InputDomain = list[str] | Literal["bool"] | VarDecl
 
 
+class AdoptDecl(_Strict):
+    """Which reading resolves an ambiguous sentence, and what says so: a quote of the source
+    text (`cite`: an FAQ, a designer's ruling, the text's own example) or a `ruling:` note."""
+
+    label: str
+    cite: Cite | None = None
+    ruling: str | None = None
+
+
+class EventReading(_Strict):
+    label: str | None = None
+    when: str = "true"
+    do: list[str] = []
+
+
 class EventDecl(_Strict):
     id: str
     when: str = "true"
@@ -76,17 +91,29 @@ class EventDecl(_Strict):
         "option} (a global event of several models names the model: {a.action: dodge}); "
         "the event is enabled only where the constraints permit them")
     cite: Cite | None = None
+    readings: list[EventReading] = []
+    adopt: AdoptDecl | None = None
+
+
+class RuleReading(_Strict):
+    label: str | None = None
+    on: str | list[str] | None = None
+    when: str = "true"
+    do: list[str] = []
+    repeat_while: str | None = None
 
 
 class RuleDecl(_Strict):
     id: str
     on: str | list[str] | None = None
     when: str = "true"
-    do: list[str]
+    do: list[str] | None = None       # required unless the rule has `readings`
     repeat_while: str | None = None
     tags: list[str] = []          # kinds of effect an ordering rule can name (`removal`)
     restates: str | None = None     # another statement of the same rule (table ↔ detail)
     cite: Cite | None = None
+    readings: list[RuleReading] = []
+    adopt: AdoptDecl | None = None
 
 
 class PreventDecl(_Strict):
@@ -100,6 +127,14 @@ Scalar = bool | int | str
 Restriction = dict[str, list[str] | Scalar]   # {decision: [options]} or {attribute: value}
 
 
+class ConstraintReading(_Strict):
+    label: str | None = None
+    when: str = "true"
+    only: Restriction | None = None
+    forbid: Restriction | None = None
+    must: dict[str, str] | None = None
+
+
 class ConstraintDecl(_Strict):
     id: str
     when: str = "true"
@@ -109,6 +144,8 @@ class ConstraintDecl(_Strict):
     overrides: list[str] = []
     restates: str | None = None
     cite: Cite | None = None
+    readings: list[ConstraintReading] = []
+    adopt: AdoptDecl | None = None
 
 
 OptionList = list[str | dict[str, dict[str, Scalar]]]   # options, `{name: {attr: value}}`
@@ -130,15 +167,25 @@ class PermissionDecl(_Strict):
     grants: dict[str, list[str] | str]
     overrides: list[str] = []
     cite: Cite | None = None
+    readings: list[ConstraintReading] = []
+    adopt: AdoptDecl | None = None
+
+
+class FactReading(_Strict):
+    label: str | None = None
+    when: str = "true"
+    set: dict[str, str]
 
 
 class FactDecl(_Strict):
     id: str
     when: str = "true"
-    set: dict[str, str]
+    set: dict[str, str] | None = None   # required unless the fact has `readings`
     overrides: list[str] = []
     restates: str | None = None
     cite: Cite | None = None
+    readings: list[FactReading] = []
+    adopt: AdoptDecl | None = None
 
 
 class StatDecl(_Strict):
@@ -172,6 +219,28 @@ class ProcedureDecl(_Strict):
     cite: Cite | None = None
 
 
+def _one_property_kind(decl: PropertyDecl | PropertyReading) -> None:
+    given = [k for k in ("always", "never", "reachable", "terminal") if getattr(decl, k)]
+    if len(given) != 1:
+        raise ValueError("give exactly one of 'always', 'never', 'reachable', 'terminal'")
+    if decl.after is not None and given[0] not in ("always", "never"):
+        raise ValueError("'after' goes with 'always' or 'never'")
+
+
+class PropertyReading(_Strict):
+    label: str | None = None
+    always: str | None = None
+    never: str | None = None
+    reachable: str | None = None
+    terminal: str | None = None
+    after: str | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> PropertyReading:
+        _one_property_kind(self)
+        return self
+
+
 class PropertyDecl(_Strict):
     id: str
     always: str | None = None
@@ -180,14 +249,13 @@ class PropertyDecl(_Strict):
     terminal: str | None = None
     after: str | None = None      # an event: the claim is about the situation right after it
     cite: Cite | None = None
+    readings: list[PropertyReading] = []
+    adopt: AdoptDecl | None = None
 
     @model_validator(mode="after")
     def _one_kind(self) -> PropertyDecl:
-        given = [k for k in ("always", "never", "reachable", "terminal") if getattr(self, k)]
-        if len(given) != 1:
-            raise ValueError("give exactly one of 'always', 'never', 'reachable', 'terminal'")
-        if self.after is not None and given[0] not in ("always", "never"):
-            raise ValueError("'after' goes with 'always' or 'never'")
+        if not self.readings:    # with readings, each reading gives the kind
+            _one_property_kind(self)
         return self
 
 
@@ -308,10 +376,32 @@ def parse_spec(tree: SpecTree) -> SpecDoc:
         found = type(tree.data).__name__ if tree.data is not None else "an empty file"
         raise SpecError([Diagnostic("RP201", f"a spec file must be a mapping with 'ruleset', "
                                     f"'source', ...; found {found}", tree.source_map.at(()))])
+    missing = _missing_formal(tree)
     try:
-        return SpecDoc.model_validate(tree.data)
+        doc = SpecDoc.model_validate(tree.data)
     except ValidationError as exc:
-        raise SpecError(_diagnostics(exc, tree)) from None
+        diags = _diagnostics(exc, tree)
+        raise SpecError(diags + [d for d in missing if d not in diags]) from None
+    if missing:
+        raise SpecError(missing)
+    return doc
+
+
+# fields an element must give itself unless its `readings` give them
+_REQUIRED_UNLESS_READINGS = {"rules": "do", "facts": "set"}
+
+
+def _missing_formal(tree: SpecTree) -> list[Diagnostic]:
+    out = []
+    for section, name in _REQUIRED_UNLESS_READINGS.items():
+        items = tree.data.get(section)
+        if not isinstance(items, list):
+            continue
+        for i, item in enumerate(items):
+            if isinstance(item, dict) and name not in item and "readings" not in item:
+                out.append(Diagnostic("RP209", f"missing required field {name!r} in "
+                                      f"{section}.{i}", tree.source_map.at((section, i))))
+    return out
 
 
 def _diagnostics(exc: ValidationError, tree: SpecTree) -> list[Diagnostic]:
@@ -355,7 +445,8 @@ def _field_names() -> set[str]:
     for model in (SpecDoc, CiteRef, MarkerDecl, StateDecl, VarDecl, EventDecl, RuleDecl,
                   PreventDecl, ConstraintDecl, DecisionDecl, PermissionDecl, FactDecl, StatDecl,
                   ModifierDecl, StepDecl, ProcedureDecl, PropertyDecl, RulingDecl, MetaDecl,
-                  InformalDecl, UndefinedDecl, RuleSelection, OrderingDecl):
+                  InformalDecl, UndefinedDecl, RuleSelection, OrderingDecl, AdoptDecl,
+                  EventReading, RuleReading, ConstraintReading, FactReading, PropertyReading):
         for fname, f in model.model_fields.items():
             names.add(f.alias or fname)
     return names
@@ -363,7 +454,7 @@ def _field_names() -> set[str]:
 
 def _is_union_tag(part: Any) -> bool:
     return isinstance(part, str) and ("[" in part or part in {"str", "int", "list", "bool"}
-                                      or part.endswith("Decl")
+                                      or part.endswith(("Decl", "Reading"))
                                       or part in ("CiteRef", "RuleSelection"))
 
 

@@ -45,7 +45,11 @@ _COMMON = frozenset({"a", "an", "the", "if", "when", "whenever", "while", "whils
     "which", "who", "what", "how", "yes"})
 _ROMAN = re.compile(r"^[IVX]+$")
 _STOP_LOWER = _COMMON | frozenset({"one", "two", "three", "more", "other", "another", "same",
-    "further", "enough", "multiple", "named", "set", "several", "many", "most", "own"})
+    "further", "enough", "multiple", "named", "set", "several", "many", "most", "own",
+    # verbs that act on markers or tokens ("remove markers", "gains tokens"): not a name
+    "remove", "removes", "add", "adds", "gain", "gains", "lose", "loses", "place", "places",
+    "take", "takes", "discard", "discards", "spend", "spends", "receive", "receives",
+    "make", "makes", "pass", "passes", "fail", "fails"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'\u2019]*")
 _BULLET = re.compile(r"^(?:[•*\-\u2013\u2022\u25e6]|\d{1,3}[.)]|\(\d{1,3}\)|\(?[a-z]\))\s+")
 _LABEL = re.compile(r"^([A-Z][^.:;!?]{0,40}?):\s+")      # "Fail: ...", "Auto-cancellation: ..."

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 from checker.ir import PathKey, Ruleset
-from checker.spec.lower import lower
 from checker.spec.schema import SpecDoc
 
 MAX_SPAN = 64     # `checker.spec.lower._domain`: a range spans at most 64 values
@@ -97,4 +96,6 @@ def widened(ruleset: Ruleset, which: Collection[Range] | None = None) -> Ruleset
     chosen = ranges(ruleset.doc) if which is None else list(which)
     if not chosen:
         return None
-    return lower(ruleset.tree, widened_doc(ruleset.doc, chosen))
+    from checker.spec.readings import lower_doc  # readings lower through `lower` too
+
+    return lower_doc(ruleset.tree, widened_doc(ruleset.doc, chosen), ruleset.choice)

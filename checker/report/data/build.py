@@ -213,11 +213,11 @@ class _Builder:
         return PropertyView(
             r.id, r.kind, status, status_label(r.kind, r.status), tone(r.status),
             r.method.value if r.method else None, r.reason, claim, text,
-            property_message(r.kind, r.status, claim, trace, r.reason, relevant),
+            property_message(r.kind, r.status, claim, trace, r.reason, relevant, r.readings),
             explanation(r.kind, r.status, trace, r.reason, relevant),
             self.element_where(r.source),
             r.source, quotes, r.states, trace, seconds,
-            anchor("p", r.id), r.fingerprint(self.ruleset.id))
+            anchor("p", r.id), r.fingerprint(self.ruleset.id), r.readings)
 
     # ------------------------------------------------------------------ findings
     def finding(self, f: Finding) -> FindingView:

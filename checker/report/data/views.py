@@ -108,6 +108,7 @@ class PropertyView:
     seconds: float | None
     anchor: str
     fingerprint: str
+    readings: str = ""              # "all", a reading's label, or "" (no readings)
 
     @property
     def reachability(self) -> bool:

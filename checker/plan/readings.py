@@ -1,0 +1,268 @@
+"""Checking a ruleset under each reading of its ambiguous sentences (`readings:`): which
+combinations are checked (`variant_choices`) and how their results become one result with
+`ambiguity` findings (`merge_readings`).
+
+The scheme. The *base* selection takes, for every element with readings, its adopted
+reading, else its first. Elements interact when one writes what the other reads or writes
+(two constraints interact when they constrain the same decision, two facts when they set the
+same attribute), or when one property's cone of influence (`checker.graph.analyze.
+cone_vars`, on the base system and on each single-reading variant) meets what both write.
+Interacting elements form a group (the connected components). The variants checked are the
+base plus, for each group, every combination of its elements' readings with every other
+element at its base: the cost grows with the sum over the groups, not the product.
+
+Why it is sound for a property P whose cone meets one group G: the verdict of P depends only
+on the part of the system in P's cone (the slicing argument of `checker.graph.analyze._cone`),
+and an element outside G writes nothing in that cone, so the verdict of P under any full
+selection equals its verdict under the same selection on G and the base elsewhere — a
+variant that is checked. By construction every property's cone meets at most one group (the
+groups are merged through the properties). The cones are taken on the base and on the
+single-reading variants; a combination of two readings could in principle widen a cone
+further (not checked). The conflict and order scans are run on every variant too; a
+finding over the whole decision point can involve two groups, which are then only checked
+with each other at their base.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import replace
+
+from checker.ir import Choice, Reading, Ruleset, System, lvars
+from checker.results import (
+    GATED_KINDS,
+    REACHABLE_KINDS,
+    Finding,
+    PropertyResult,
+    RulesetResult,
+    Status,
+)
+
+ALL_READINGS = "all"       # PropertyResult.readings: the same verdict under every reading
+
+
+def variant_choices(ruleset: Ruleset) -> list[Choice]:
+    """The combinations of readings checked besides the base (the module's scheme)."""
+    base = dict(ruleset.choice)
+    open_ = [r.element for r in ruleset.readings if not r.adopted]
+    if not open_:
+        return []
+    indexes: dict[str, list[int]] = {e: [base[e]] for e in open_}
+    systems: dict[str, list[System]] = {e: [ruleset.system] for e in open_}
+    for choice, system in ruleset.variants:
+        (e, j), = [(e, j) for e, j in choice if base[e] != j]
+        indexes[e].append(j)
+        systems[e].append(system)
+    reads: dict[str, set[str]] = {e: set() for e in open_}
+    writes: dict[str, set[str]] = {e: set() for e in open_}
+    for e in open_:
+        for system in systems[e]:
+            _touch(system, e, reads[e], writes[e])
+    parent = {e: e for e in open_}
+
+    def find(e: str) -> str:
+        while parent[e] != e:
+            e = parent[e]
+        return e
+
+    def join(a: str, b: str) -> None:
+        parent[find(a)] = find(b)
+
+    for a, b in itertools.combinations(open_, 2):
+        if writes[a] & (reads[b] | writes[b]) or writes[b] & (reads[a] | writes[a]):
+            join(a, b)
+    _join_through_properties(ruleset, open_, systems, writes, join)
+    groups: dict[str, list[str]] = {}
+    for e in open_:
+        groups.setdefault(find(e), []).append(e)
+    out: list[Choice] = []
+    for members in groups.values():
+        for picked in itertools.product(*(indexes[e] for e in members)):
+            chosen = {**base, **dict(zip(members, picked, strict=True))}
+            if any(chosen[e] != base[e] for e in members):
+                out.append(tuple(sorted(chosen.items())))
+    return out
+
+
+def _touch(system: System, element: str, reads: set[str], writes: set[str]) -> None:
+    for t in (*system.events, *system.rules):
+        if t.source == element:
+            reads |= lvars(t.guard)
+            for a in t.effects:
+                if not a.var.startswith("_"):
+                    writes.add(a.var)
+                reads |= lvars(a.value)
+    for c in system.constraints:
+        if c.source == element:
+            reads |= lvars(c.when)
+            writes.add(f"decision:{c.decision}")
+    for f in system.facts:
+        if f.source == element:
+            reads |= lvars(f.when)
+            writes.add(f"fact:{f.attribute}")
+    for p in system.properties:
+        if p.source == element:
+            reads |= lvars(p.expr)
+            writes.add(f"property:{p.id}")
+
+
+def _join_through_properties(ruleset: Ruleset, open_: list[str],
+                             systems: dict[str, list[System]], writes: dict[str, set[str]],
+                             join: Callable[[str, str], None]) -> None:
+    from checker.graph.analyze import cone_vars
+
+    every = [ruleset.system, *(s for e in open_ for s in systems[e][1:])]
+    for prop in ruleset.system.properties:
+        cone: set[str] = set()
+        for system in every:
+            same = next((p for p in system.properties if p.id == prop.id), None)
+            if same is not None:
+                cone |= cone_vars(system, same)
+        cone |= {f"property:{prop.id}"}
+        if prop.kind == "ruling":
+            cone |= {w for e in open_ for w in writes[e] if w.startswith("decision:")}
+        hit = [e for e in open_ if writes[e] & cone]
+        for other in hit[1:]:
+            join(hit[0], other)
+
+
+# ============================================================================ merging
+
+def _words(kind: str, status: Status) -> str:
+    if kind in REACHABLE_KINDS:
+        return {"proved": "reachable", "violated": "never reachable"}.get(status.value,
+                                                                            "undecided")
+    return {"proved": "holds", "violated": "broken"}.get(status.value, "undecided")
+
+
+def _differs(base: Choice, choice: Choice) -> set[str]:
+    b = dict(base)
+    return {e for e, j in choice if b.get(e) != j}
+
+
+def _responsible(base: Choice, flipped: list[Choice]) -> set[str]:
+    """The elements whose readings flip a verdict: those every flipping variant changes
+    (when there are some), else every element a flipping variant changes."""
+    changed = [_differs(base, c) for c in flipped]
+    common = set.intersection(*changed) if changed else set()
+    return common or set().union(*changed)
+
+
+def _label(ruleset: Ruleset, choice: Choice, elements: set[str]) -> str:
+    labels = {r.element: r.labels for r in ruleset.readings}
+    return "; ".join(f"'{labels[e][j]}'" for e, j in choice if e in elements)
+
+
+def _sentence(ruleset: Ruleset, elements: set[str]) -> str:
+    quotes = [q for e in sorted(elements) if e in ruleset.elements
+              for q in ruleset.elements[e].quotes]
+    text = " ".join(f'"{q}"' for q in quotes) or ", ".join(sorted(elements))
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def merge_readings(ruleset: Ruleset, runs: list[tuple[Choice, RulesetResult]],
+                   seconds: float) -> RulesetResult:
+    """One result from the base run (first) and the variant runs: a verdict or finding the
+    same under every reading is reported once ("under all readings"); one that differs is
+    reported as it is under the reading where it breaks, with an `ambiguity` finding."""
+    base_choice, base = runs[0]
+    props: list[PropertyResult] = []
+    found: list[Finding] = []
+    for p in base.properties:
+        same = [(c, next((q for q in r.properties if q.id == p.id), None)) for c, r in runs]
+        differ = [(c, q) for c, q in same if q is not None and q.status is not p.status]
+        if not differ:
+            props.append(replace(p, readings=ALL_READINGS) if len(runs) > 1 else p)
+            continue
+        elements = _responsible(base_choice, [c for c, _ in differ])
+        worst = next((q for _, q in differ if q.status is Status.VIOLATED),
+                     next((q for _, q in differ if q.status is Status.UNKNOWN), differ[0][1]))
+        where = next(c for c, q in differ if q is worst)
+        props.append(replace(worst, readings=_label(ruleset, where, elements)))
+        if p.kind not in GATED_KINDS:
+            continue       # a sanity check: its finding (dead rule, ...) shows the difference
+        listed = [(c, q) for c, q in same if q is not None
+                  and _differs(base_choice, c) <= elements]
+        detail = tuple((f"reading {_label(ruleset, c, elements)}", _words(q.kind, q.status))
+                       for c, q in listed)
+        broken = next((q for _, q in listed if q.trace is not None
+                       and q.status is (Status.PROVED if q.kind in REACHABLE_KINDS
+                                        else Status.VIOLATED)), None)
+        found.append(Finding(
+            "ambiguity", tuple(sorted(elements | {p.source})), p.states,
+            f"{_sentence(ruleset, elements)} can be read {len(listed)} ways, and property "
+            f"{p.source!r} depends on which: "
+            + "; ".join(f"{label}: {verdict}" for label, verdict in detail),
+            trace=broken.trace if broken is not None else None, detail=detail))
+    known = {p.id for p in base.properties}
+    for choice, result in runs[1:]:       # a property only some readings have (vacuity:)
+        for q in result.properties:
+            if q.id not in known:
+                known.add(q.id)
+                props.append(replace(q, readings=_label(ruleset, choice,
+                                                        _differs(base_choice, choice))))
+    found += _merge_findings(ruleset, runs)
+    for r in ruleset.readings:
+        found += _reading_notes(ruleset, r)
+    found.sort(key=lambda f: (f.kind, f.rules, f.states))
+    return RulesetResult(base.ruleset, props, found, seconds)
+
+
+def _key(f: Finding) -> tuple[str, tuple[str, ...], tuple[str, ...], bool]:
+    return (f.kind, f.rules, f.states, f.resolved)
+
+
+def _merge_findings(ruleset: Ruleset, runs: list[tuple[Choice, RulesetResult]]
+                    ) -> list[Finding]:
+    base_choice = runs[0][0]
+    where: dict[tuple[str, tuple[str, ...], tuple[str, ...], bool],
+                list[tuple[Choice, Finding]]] = {}
+    for choice, result in runs:
+        for f in result.findings:
+            where.setdefault(_key(f), []).append((choice, f))
+    out: list[Finding] = []
+    for present in where.values():
+        first = present[0][1]
+        if len(present) == len(runs):
+            out.append(first)
+            continue
+        have = {c for c, _ in present}
+        flipped = [c for c, _ in runs if (c in have) != (base_choice in have)]
+        elements = _responsible(base_choice, flipped)
+        choice, shown = next(((c, f) for c, f in present if c != base_choice), present[0])
+        label = _label(ruleset, choice, elements)
+        out.append(replace(shown, message=f"{shown.message} (under the reading {label})"))
+        detail = tuple((f"reading {_label(ruleset, c, elements)}",
+                        "found" if c in have else "not found") for c, _ in runs
+                       if _differs(base_choice, c) <= elements)
+        out.append(Finding(
+            "ambiguity", tuple(sorted(elements | set(shown.rules))), shown.states,
+            f"{_sentence(ruleset, elements)} can be read {len(detail)} ways, and the "
+            f"{shown.kind} finding ({shown.message}) depends on which: "
+            + "; ".join(f"{a}: {b}" for a, b in detail),
+            trace=shown.trace, detail=detail))
+    return out
+
+
+def _reading_notes(ruleset: Ruleset, r: Reading) -> list[Finding]:
+    """The adopted reading (a resolved ambiguity) and readings that formalize alike."""
+    out: list[Finding] = []
+    sentence = _sentence(ruleset, {r.element})
+    if r.adopted:
+        out.append(Finding(
+            "ambiguity", (r.element,), (),
+            f"{sentence} can be read {len(r.labels)} ways ("
+            + ", ".join(f"'{label}'" for label in r.labels)
+            + f"); adopted: '{r.adopted}' ({r.adopt_note}); only that reading is checked",
+            resolved=True, resolved_by=(f"{r.element}.adopt" if r.adopt_note.startswith('"')
+                                        else r.element,),
+            detail=tuple((f"reading '{label}'", "adopted" if label == r.adopted
+                          else "not checked") for label in r.labels)))
+    for a, b in r.identical:
+        out.append(Finding(
+            "identical-readings", (r.element,), (),
+            f"the readings '{a}' and '{b}' of {r.element!r} formalize {sentence} the same "
+            "way: nothing is ambiguous there", detail=((f"reading '{a}'", "same"),
+                                                       (f"reading '{b}'", "same"))))
+    return out

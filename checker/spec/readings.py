@@ -1,0 +1,210 @@
+"""Readings: a sentence with several reasonable readings, each an alternative formalization of
+the same cite (`readings:`), optionally resolved by `adopt:` (docs/spec-language.md
+"Readings"). `lower_ruleset` lowers the base selection (the adopted reading, else the
+first, of every such element) and one variant per other reading; `lower_choice` lowers any
+combination. A spec without readings is lowered once, exactly as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from checker.diagnostics import Diagnostic
+from checker.errors import SpecError
+from checker.ir import Choice, PathKey, Reading, Ruleset, System
+from checker.spec.lower import lower
+from checker.spec.lower_expr import did_you_mean
+from checker.spec.schema import SpecDoc
+from checker.spec.source import SourceMap, SpecTree
+
+# the formal fields a reading replaces, per section; the rest (id, cite, overrides, scope)
+# is shared by every reading
+FORMAL: dict[str, tuple[str, ...]] = {
+    "events": ("when", "do"),
+    "rules": ("on", "when", "do", "repeat_while"),
+    "constraints": ("when", "only", "forbid", "must"),
+    "facts": ("when", "set"),
+    "properties": ("always", "never", "reachable", "terminal", "after"),
+}
+
+Key = tuple[str, int]          # (section, index) of an element in the spec
+
+
+def lower_ruleset(tree: SpecTree, doc: SpecDoc) -> Ruleset:
+    """`lower(tree, doc)`, with every element's readings lowered and checked too."""
+    diags: list[Diagnostic] = []
+    items = _reading_items(tree, doc, diags)
+    if not items and not diags:
+        return lower(tree, doc)                    # the common case: no readings at all
+    base = {key: _base_index(item) for key, item in items.items()}
+    try:
+        ruleset = _lower(tree, doc, base)
+    except SpecError as exc:
+        raise SpecError(diags + [d for d in exc.diagnostics if d not in diags]) from None
+    singles: dict[Key, list[System | None]] = {}
+    for key, item in items.items():
+        systems: list[System | None] = []
+        for j in range(len(item.readings)):
+            if j == base[key]:
+                systems.append(ruleset.system)
+                continue
+            try:
+                systems.append(_lower(tree, doc, {**base, key: j}).system)
+            except SpecError as exc:
+                diags += [d for d in exc.diagnostics if d not in diags]
+                systems.append(None)
+        singles[key] = systems
+    if diags:
+        raise SpecError(diags)
+    readings, variants = [], []
+    for key, item in items.items():
+        systems = singles[key]
+        labels = tuple(str(r.label) for r in item.readings)
+        same = tuple((labels[a], labels[b]) for a in range(len(labels))
+                     for b in range(a + 1, len(labels)) if systems[a] == systems[b])
+        adopted = item.adopt.label if item.adopt is not None else ""
+        readings.append(Reading(item.id, key[0], labels, base[key], adopted,
+                                _adopt_note(item), same))
+        if adopted:
+            continue                               # only the adopted reading is checked
+        seen = [ruleset.system]
+        for j, system in enumerate(systems):
+            if j != base[key] and system is not None and system not in seen:
+                seen.append(system)
+                variants.append((_choice(items, {**base, key: j}), system))
+    return replace(ruleset, doc=doc, tree=tree, readings=tuple(readings),
+                   choice=_choice(items, base), variants=tuple(variants))
+
+
+def lower_choice(ruleset: Ruleset, choice: Choice) -> Ruleset:
+    """The ruleset with the readings `choice` names (the others at their base)."""
+    for known, system in ruleset.variants:
+        if known == choice:
+            return replace(ruleset, system=system, choice=choice)
+    if choice == ruleset.choice or ruleset.doc is None or ruleset.tree is None:
+        return ruleset
+    lowered = lower_doc(ruleset.tree, ruleset.doc, choice)
+    return replace(ruleset, system=lowered.system, choice=choice)
+
+
+def lower_doc(tree: SpecTree, doc: SpecDoc, choice: Choice) -> Ruleset:
+    """`doc` lowered with the readings `choice` names (the others at their base): how a
+    changed document (the widened one of the scope re-check) keeps a variant's readings."""
+    items = _reading_items(tree, doc, [])
+    if not items:
+        return lower(tree, doc)
+    by_id = {item.id: key for key, item in items.items()}
+    picked = {key: _base_index(item) for key, item in items.items()}
+    picked.update({by_id[e]: j for e, j in choice})
+    return _lower(tree, doc, picked)
+
+
+def label_of(ruleset: Ruleset, element: str, index: int) -> str:
+    return next(r.labels[index] for r in ruleset.readings if r.element == element)
+
+
+# ============================================================================ validation
+
+def _reading_items(tree: SpecTree, doc: SpecDoc, diags: list[Diagnostic]) -> dict[Key, Any]:
+    """The elements with readings, by (section, index); problems go to `diags` (RP219)."""
+    def err(code: str, message: str, path: PathKey, fix: str | None = None) -> None:
+        diags.append(Diagnostic(code, message, tree.source_map.at(path), fix))
+
+    out: dict[Key, Any] = {}
+    for section, formal in FORMAL.items():
+        noun = section.rstrip("s")
+        for i, item in enumerate(getattr(doc, section)):
+            path: PathKey = (section, i)
+            if not item.readings:
+                if item.adopt is not None:
+                    err("RP219", f"{noun} {item.id!r} adopts a reading but has no 'readings'",
+                        (*path, "adopt"), "give the readings it chooses among, or drop "
+                        "'adopt'")
+                continue
+            ok = True
+            if item.cite is None:
+                err("RP219", f"{noun} {item.id!r} has readings but no cite: readings are "
+                    "readings of a sentence", (*path, "readings"),
+                    "cite the sentence the readings read")
+                ok = False
+            both = sorted(item.model_fields_set & set(formal))
+            if both:
+                err("RP219", f"{noun} {item.id!r} gives {both[0]!r} both itself and in its "
+                    "readings", (*path, both[0]), f"move {both[0]!r} into each reading")
+                ok = False
+            if len(item.readings) < 2:
+                err("RP219", f"{noun} {item.id!r} has only one reading", (*path, "readings"),
+                    "give at least two readings, or write the fields on the element itself")
+                ok = False
+            labels: dict[str, int] = {}
+            for j, r in enumerate(item.readings):
+                if not r.label or not str(r.label).strip():
+                    err("RP219", f"reading {j + 1} of {noun} {item.id!r} has no label",
+                        (*path, "readings", j), "give it a short label in rulebook words, "
+                        "e.g. label: \"one Wait removes every kind of marker\"")
+                    ok = False
+                elif r.label in labels:
+                    err("RP219", f"two readings of {noun} {item.id!r} are labelled "
+                        f"{r.label!r}", (*path, "readings", j, "label"),
+                        "give each reading its own label")
+                    ok = False
+                else:
+                    labels[r.label] = j
+            if item.adopt is not None:
+                adopt = item.adopt
+                if adopt.label not in labels:
+                    hint = did_you_mean(adopt.label, list(labels))
+                    err("RP219", f"{noun} {item.id!r} adopts {adopt.label!r}, which is not one "
+                        f"of its readings {list(labels)}", (*path, "adopt", "label"),
+                        hint or f"adopt one of {list(labels)}")
+                    ok = False
+                if (adopt.cite is None) == (adopt.ruling is None):
+                    err("RP219", f"the adoption of {adopt.label!r} must say what resolves it",
+                        (*path, "adopt"), "quote the source with 'cite:' (an FAQ, a ruling, "
+                        "the text's own example) or write 'ruling: ...'")
+                    ok = False
+            if ok:
+                out[(section, i)] = item
+    return out
+
+
+def _base_index(item: Any) -> int:
+    if item.adopt is None:
+        return 0
+    return next(j for j, r in enumerate(item.readings) if r.label == item.adopt.label)
+
+
+def _adopt_note(item: Any) -> str:
+    adopt = item.adopt
+    if adopt is None:
+        return ""
+    if adopt.ruling is not None:
+        return f"ruling: {adopt.ruling}"
+    cites = adopt.cite if isinstance(adopt.cite, list) else [adopt.cite]
+    return " ".join(f'"{c if isinstance(c, str) else c.quote}"' for c in cites)
+
+
+def _choice(items: dict[Key, Any], picked: dict[Key, int]) -> Choice:
+    return tuple(sorted((items[key].id, j) for key, j in picked.items()))
+
+
+# ============================================================================ lowering
+
+def _lower(tree: SpecTree, doc: SpecDoc, picked: dict[Key, int]) -> Ruleset:
+    """`doc` with each element's reading `picked[key]` written into its formal fields, the
+    source map pointing those fields at the reading, lowered."""
+    updates: dict[str, list[Any]] = {}
+    where = dict(tree.source_map.locations)
+    for (section, i), j in picked.items():
+        items = updates.setdefault(section, list(getattr(doc, section)))
+        item = items[i]
+        reading = item.readings[j]
+        fields = {f: getattr(reading, f) for f in FORMAL[section]}
+        items[i] = item.model_copy(update={**fields, "readings": []})
+        prefix = (section, i, "readings", j)
+        for key, loc in tree.source_map.locations.items():
+            if key[:4] == prefix and len(key) > 4:
+                where[(section, i, *key[4:])] = loc
+    chosen = doc.model_copy(update=updates)
+    return lower(replace(tree, source_map=SourceMap(tree.source_map.file, where)), chosen)

@@ -1,0 +1,240 @@
+"""Readings of an ambiguous sentence (`readings:`, `adopt:`; docs/spec-language.md
+"Readings"): lowering one system per variant, the variants a check runs, the `ambiguity`
+finding with its witness, adoption, identical readings, and the soundness of the scheme:
+a verdict is reported "under all readings" iff it is the same under every combination of
+readings, each checked on its own."""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from checker.errors import InternalError
+from checker.interpret import replay
+from checker.options import Options
+from checker.plan import readings as plan_readings
+from checker.plan.tasks import check_properties, check_ruleset
+from checker.results import GATED_KINDS, Status
+from checker.results.codec import ruleset_result_from, ruleset_result_to
+from checker.spec import readings as spec_readings
+from checker.spec.load import load_ruleset
+
+pytestmark = pytest.mark.corpus
+
+CORPUS = Path(__file__).parent / "corpus" / "findings"
+OPTIONS = Options(use_cache=False, timeout_ms=10_000)
+REST = "one Rest removes every kind of marker listed"
+CHOSEN = "one Rest removes one kind, chosen by the player"
+
+
+# ============================================================================ the corpus twins
+
+def test_the_planted_ambiguity_names_the_sentence_each_reading_and_the_witness() -> None:
+    ruleset = load_ruleset(CORPUS / "ambiguity.yaml")
+    assert [(r.element, r.labels, r.adopted) for r in ruleset.readings] == [
+        ("rest", (REST, CHOSEN), "")]
+    result = check_ruleset(ruleset, OPTIONS).result
+    found = [f for f in result.findings if f.kind == "ambiguity"]
+    assert len(found) == 1 and not found[0].resolved
+    f = found[0]
+    assert "A model may take a Rest to remove all Dazed markers." in f.message
+    assert f"'{REST}': holds" in f.message and f"'{CHOSEN}': broken" in f.message
+    assert f.detail == ((f"reading '{REST}'", "holds"), (f"reading '{CHOSEN}'", "broken"))
+    # the witness is replayed under the reading where the promise breaks, not the base
+    assert f.trace is not None and f.trace.replayed
+    assert [s.event for s in f.trace.steps[1:]] == ["daze", "rest"]
+    assert dict(f.trace.steps[-1].inputs)["rest_removes"] == "wound"
+    broken = spec_readings.lower_choice(ruleset, (("rest", 1),))
+    start = tuple(v for _, v in f.trace.steps[0].state)
+    prop = next(p for p in broken.system.properties if p.id == "rest-clears-daze")
+    events = [(s.event, tuple(broken.system.var(n).labels.index(v)
+                              for n, v in s.inputs)) for s in f.trace.steps[1:]]
+    again = replay(broken.system, start, events, prop, expect="violation")
+    assert again.replayed
+    with pytest.raises(InternalError):   # the base reading keeps the promise: no violation
+        replay(ruleset.system, start, events, prop, expect="violation")
+    # the property is reported under the reading where it breaks; the others hold under all
+    by_id = {p.id: p for p in result.properties}
+    assert by_id["rest-clears-daze"].status is Status.VIOLATED
+    assert by_id["rest-clears-daze"].readings == f"'{CHOSEN}'"
+    assert {p.readings for i, p in by_id.items() if i != "rest-clears-daze"} == {"all"}
+
+
+def test_the_adopted_reading_resolves_it_and_is_the_only_one_checked(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    ruleset = load_ruleset(CORPUS / "ambiguity-ok.yaml")
+    assert ruleset.readings[0].adopted == REST and ruleset.variants == ()
+    assert plan_readings.variant_choices(ruleset) == []
+    result = check_ruleset(ruleset, OPTIONS).result
+    (f,) = [f for f in result.findings if f.kind == "ambiguity"]
+    assert f.resolved and f.resolved_by == ("rest.adopt",)
+    assert f"adopted: '{REST}'" in f.message and "Rest FAQ" in f.message
+    assert all(p.status is Status.PROVED and p.readings == "" for p in result.properties)
+
+
+def test_the_report_says_under_which_reading(tmp_path: Path) -> None:
+    import json
+
+    from checker.cli import main
+
+    out = tmp_path / "r.json"
+    assert main(["check", str(CORPUS / "ambiguity.yaml"), "--no-cache", "--json", str(out),
+                 "--html", str(tmp_path / "html")]) == 1
+    props = {p["id"]: p for p in json.loads(out.read_text())["rulesets"][0]["properties"]}
+    assert props["rest-clears-daze"]["readings"] == f"'{CHOSEN}'"
+    assert f"violated under the reading '{CHOSEN}'" in props["rest-clears-daze"]["message"]
+    assert "proved under all readings" in props["termination"]["message"]
+
+
+def test_codec_round_trip_keeps_the_reading() -> None:
+    result = check_ruleset(load_ruleset(CORPUS / "ambiguity.yaml"), OPTIONS).result
+    again = ruleset_result_from(ruleset_result_to(result))
+    assert again.properties == result.properties and again.findings == result.findings
+
+
+# ============================================================================ lowering
+
+def test_a_spec_without_readings_is_lowered_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    real = spec_readings.lower
+    monkeypatch.setattr(spec_readings, "lower", lambda *a: calls.append(1) or real(*a))
+    ruleset = load_ruleset(CORPUS / "dead-rule.yaml")
+    assert calls == [1] and ruleset.readings == () and ruleset.variants == ()
+
+
+def _write(tmp_path: Path, spec: dict) -> Path:  # type: ignore[type-arg]
+    shutil.copy(CORPUS / "rules.txt", tmp_path / "rules.txt")
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(spec, sort_keys=False))
+    return path
+
+
+def _spec(rest: list[list[str]], hurt: list[list[str]]) -> dict:  # type: ignore[type-arg]
+    return {
+        "ruleset": "readings", "source": "rules.txt",
+        "inputs": {"pick": ["dazed", "wound"]},
+        "states": {"Dazed": {"markers": {"max": 2}}, "Wound": {"markers": {"max": 2}}},
+        "events": [
+            {"id": "daze", "do": ["add Dazed"]},
+            {"id": "rest", "cite": "A model may take a Rest to remove all Dazed markers.",
+             "readings": [{"label": f"rest {i}", "do": d} for i, d in enumerate(rest)]},
+            {"id": "hurt", "cite": "A model may take a Rest to remove one Wound marker.",
+             "readings": [{"label": f"hurt {i}", "do": d} for i, d in enumerate(hurt)]}],
+        "properties": [
+            {"id": "rest-clears-daze", "after": "rest", "never": "Dazed"},
+            {"id": "few-wounds", "always": "count(Wound) <= 1"},
+            {"id": "dazed-and-wounded", "reachable": "Dazed and Wound"}]}
+
+
+def test_identical_readings_are_a_warning_and_checked_once(tmp_path: Path) -> None:
+    ruleset = load_ruleset(_write(tmp_path, _spec([["remove all Dazed"], ["remove all Dazed"]],
+                                                  [["add Wound"], ["add 1 Wound"]])))
+    assert [r.identical for r in ruleset.readings] == [(("rest 0", "rest 1"),),
+                                                       (("hurt 0", "hurt 1"),)]
+    assert ruleset.variants == () and plan_readings.variant_choices(ruleset) == []
+    result = check_ruleset(ruleset, OPTIONS).result
+    kinds = sorted(f.kind for f in result.findings)
+    assert kinds.count("identical-readings") == 2 and "ambiguity" not in kinds
+
+
+def test_conditional_effects_and_their_guard(tmp_path: Path) -> None:
+    from checker.errors import SpecError
+
+    spec = _spec([["if pick == dazed: remove all Dazed"], ["remove all Dazed"]],
+                 [["add Wound"], ["if Dazed: add Wound"]])
+    ruleset = load_ruleset(_write(tmp_path, spec))
+    assert len(ruleset.variants) == 2
+    spec["events"][0]["do"] = ["if Dazed: add Dazed"]     # the condition reads what it changes
+    with pytest.raises(SpecError) as exc:
+        load_ruleset(_write(tmp_path, spec))
+    assert [d.code for d in exc.value.diagnostics] == ["RP206"]
+    assert "reads 'Dazed', which the effect changes" in exc.value.diagnostics[0].message
+
+
+def test_independent_readings_are_checked_separately_interacting_ones_together(
+        tmp_path: Path) -> None:
+    # rest and hurt write different markers, but one property reads both (joined)
+    both = load_ruleset(_write(tmp_path, _spec([["remove all Dazed"], ["remove 1 Wound"]],
+                                               [["add Wound"], ["add 2 Wound"]])))
+    assert len(plan_readings.variant_choices(both)) == 3        # 2 x 2 - the base
+    spec = _spec([["remove all Dazed"], ["remove 1 Dazed"]], [["add Wound"], ["add 2 Wound"]])
+    spec["properties"] = [{"id": "rest-clears-daze", "after": "rest", "never": "Dazed"},
+                          {"id": "few-wounds", "always": "count(Wound) <= 1"}]
+    apart = load_ruleset(_write(tmp_path, spec))
+    assert len(plan_readings.variant_choices(apart)) == 2       # 1 + 1: the sum
+
+
+# ============================================================================ soundness
+
+EFFECTS = ["remove all Dazed", "remove 1 Wound", "add Wound", "add Dazed",
+           "if pick == dazed: remove all Dazed", "if pick == wound: add Wound"]
+DOS = st.lists(st.sampled_from(EFFECTS), min_size=0, max_size=2, unique=True)
+
+
+@settings(max_examples=6, deadline=None, derandomize=True)
+@given(st.lists(DOS, min_size=2, max_size=2), st.lists(DOS, min_size=2, max_size=2))
+def test_proved_under_all_readings_iff_proved_under_each(rest: list[list[str]],
+                                                          hurt: list[list[str]]) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        ruleset = load_ruleset(_write(Path(tmp), _spec(rest, hurt)))
+        result = check_ruleset(ruleset, OPTIONS).result
+        merged = {p.id: p for p in result.properties}
+        if not ruleset.readings or all(r.identical for r in ruleset.readings):
+            return
+        # every combination of readings, each checked on its own (the product)
+        separately: dict[str, set[Status]] = {}
+        for picked in itertools.product(range(2), range(2)):
+            variant = spec_readings.lower_choice(ruleset, (("hurt", picked[1]),
+                                                           ("rest", picked[0])))
+            for p in check_properties(variant.system, OPTIONS):
+                separately.setdefault(p.id, set()).add(p.status)
+        ambiguous = {r for f in result.findings if f.kind == "ambiguity" for r in f.rules}
+        for pid, statuses in separately.items():
+            p = merged[pid]
+            if p.readings == "all":
+                assert statuses == {p.status}, pid
+            else:
+                assert len(statuses) > 1, pid
+                assert p.status in statuses
+                if p.kind in GATED_KINDS:
+                    assert pid in ambiguous, pid
+
+
+
+def test_adopt_by_a_ruling_note(tmp_path: Path) -> None:
+    spec = _spec([["remove all Dazed"], ["if pick == dazed: remove all Dazed"]],
+                 [["add Wound"], ["add 2 Wound"]])
+    spec["events"][1]["adopt"] = {"label": "rest 1", "ruling": "designer on the forum, 2024"}
+    ruleset = load_ruleset(_write(tmp_path, spec))
+    assert [(r.element, r.adopted, r.base) for r in ruleset.readings] == [
+        ("rest", "rest 1", 1), ("hurt", "", 0)]
+    assert dict(ruleset.choice) == {"hurt": 0, "rest": 1}
+    assert [c for c, _ in ruleset.variants] == [(("hurt", 1), ("rest", 1))]
+    result = check_ruleset(ruleset, OPTIONS).result
+    (f,) = [f for f in result.findings if f.kind == "ambiguity" and f.resolved]
+    assert f.resolved_by == ("rest",) and "ruling: designer on the forum, 2024" in f.message
+    # the adopted reading is the one checked: the Rest may leave the model Dazed
+    by_id = {p.id: p for p in result.properties}
+    assert by_id["rest-clears-daze"].status is Status.VIOLATED
+
+
+def test_a_finding_only_one_reading_has_is_an_ambiguity(tmp_path: Path) -> None:
+    spec = _spec([["remove all Dazed"], ["remove 1 Wound"]], [["add Wound"], ["add 2 Wound"]])
+    spec["events"][0] = {"id": "daze", "cite": "A model that has taken a Rest is no longer Dazed.",
+                         "readings": [{"label": "it dazes", "do": ["add Dazed"]},
+                                      {"label": "it wounds", "do": ["add Wound"]}]}
+    spec["rules"] = [{"id": "dazed-bleeds", "when": "Dazed", "do": ["add Wound"]}]
+    result = check_ruleset(load_ruleset(_write(tmp_path, spec)), OPTIONS).result
+    dead = [f for f in result.findings if f.kind == "dead-rule"]
+    assert len(dead) == 1 and "(under the reading 'it wounds')" in dead[0].message
+    (f,) = [f for f in result.findings if f.kind == "ambiguity" and "dead-rule" in f.message]
+    assert f.rules == ("daze", "dazed-bleeds")
+    assert f.detail == (("reading 'it dazes'", "not found"), ("reading 'it wounds'", "found"))

@@ -42,6 +42,7 @@ from checker.interpret import (
     explore,
     replay,
 )
+from checker.interpret.traces import choices_of
 from checker.ir import LExpr, Property, Ruleset, System, disj, lvars
 from checker.options import Options
 from checker.results import Finding, Status, Trace
@@ -247,13 +248,17 @@ class Reacher:
         raw = dict(trace.steps[0].state)
         start: State = tuple(raw[n] for n in interp.names)
         events = [(st.event, self._raw_inputs(st.inputs)) for st in trace.steps[1:]]
-        cur, hit, state = start, -1, None
-        if self.satisfies(start, condition, at):
-            hit, state = 0, start
+        fired = choices_of(trace)
+        micro, _ = interp.run_choices(start, fired[0])
+        cur, hit, state = micro[-1], -1, None
+        for s in (micro if at == "all" else micro[-1:]):
+            if self.satisfies(s, condition, at):
+                hit, state = 0, s
+                break
         for i, (event, inputs) in enumerate(events):
             if hit >= 0:
                 break
-            m = interp.macro_step(cur, event, inputs)
+            m = interp.macro_step(cur, event, inputs, fired[i + 1])
             for s in (m.micro if at == "all" else m.micro[-1:]):
                 if self.satisfies(s, condition, at):
                     hit, state = i + 1, s
@@ -262,7 +267,8 @@ class Reacher:
         if state is None:
             return None
         prop = Property("decision-point", "", "reachable", "reachable", condition, at)
-        return replay(self.system, start, events[:hit], prop, expect="witness"), state
+        return replay(self.system, start, events[:hit], prop, expect="witness",
+                      fired=fired[:hit + 1]), state
 
     def _raw_inputs(self, shown: tuple[tuple[str, str], ...]) -> tuple[int, ...]:
         values = dict(shown)

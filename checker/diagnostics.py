@@ -98,6 +98,9 @@ _FINDINGS = [
              "Triggered rules that can re-trigger each other", Severity.WARNING),
     _finding("RP303", "leaves-terminal", "a rule or event leaves a terminal State",
              "Rules that leave a terminal State", Severity.WARNING),
+    _finding("RP408", "simultaneous-rules", "rules whose spec order used to decide which "
+             "fires first", "Rules that can apply together (spec order no longer decides)",
+             Severity.NOTE),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in sorted(_CODES + _FINDINGS,

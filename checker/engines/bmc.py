@@ -21,10 +21,10 @@ from typing import Any
 
 import z3  # noqa: TID251 - engines/ is one of the two packages allowed to import z3
 
-from checker.errors import InternalError
 from checker.encode import Answer, Encoding, at_step, check, make_solver, stop_reason
 from checker.engines.base import Budget, Outcome, found, to_result, unknown
 from checker.engines.session import Session, session_for
+from checker.errors import InternalError
 from checker.interpret import replay
 from checker.ir import Property, System
 from checker.options import Options

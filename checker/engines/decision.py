@@ -91,7 +91,25 @@ def merge_scans(parts: Iterable[Scan]) -> Scan:
             if key not in kept or (kept[key].resolved and not f.resolved):
                 kept[key] = f
         undecided += scan.undecided
+    notes = [f for f in kept.values() if f.kind == "simultaneous-rules"]
+    if len(notes) > 1:      # one note per ruleset: the parts' pairs together
+        for f in notes:
+            del kept[(f.kind, f.rules, f.states)]
+        one = _joined_notes(notes)
+        kept[(one.kind, one.rules, one.states)] = one
     return Scan(sorted(kept.values(), key=lambda f: (f.kind, f.rules, f.states)), undecided)
+
+
+def _joined_notes(notes: list[Finding]) -> Finding:
+    from checker.engines.order_rules import notice_message
+
+    pairs = sorted({tuple(p.split(" / ")) for f in notes for label, value in f.detail
+                    if label == "pairs" for p in value.split("; ")})
+    rules = tuple(sorted({r for f in notes for r in f.rules}))
+    quotes = {label: value for f in notes for label, value in f.detail if label != "pairs"}
+    detail = (("pairs", "; ".join(" / ".join(p) for p in pairs)),
+              *sorted(quotes.items()))
+    return Finding("simultaneous-rules", rules, (), notice_message(pairs), detail=detail)
 
 
 @dataclass(frozen=True)

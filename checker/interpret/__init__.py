@@ -19,6 +19,17 @@ from checker.interpret.macro import Verdicts, explore_macro
 from checker.interpret.search import StateSpace, explore, reachable_states
 from checker.interpret.traces import choices_of, replay, replay_trace
 
-__all__ = ["Interpreter", "State", "StateSpace", "Verdicts", "compile_expr", "evaluate",
-           "explore", "explore_macro", "reachable_states", "replay", "replay_trace",
-           "choices_of"]
+__all__ = [
+           "Interpreter",
+           "State",
+           "StateSpace",
+           "Verdicts",
+           "choices_of",
+           "compile_expr",
+           "evaluate",
+           "explore",
+           "explore_macro",
+           "reachable_states",
+           "replay",
+           "replay_trace",
+]

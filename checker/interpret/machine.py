@@ -228,7 +228,7 @@ class Interpreter:
         """The rules fired between consecutive micro states (the one rule that may fire and
         gives the next state; the first in spec order if several give it)."""
         out = []
-        for a, b in zip(micro, micro[1:], strict=False):
+        for a, b in itertools.pairwise(micro):
             rule = next((r for r in self.firable(a) if self.fire(r, a) == b), None)
             if rule is None:
                 raise InternalError("no rule gives the next micro state")

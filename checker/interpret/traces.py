@@ -112,8 +112,9 @@ def replay(system: System, start: State, events: Events, prop: Property | None =
 
     Every fired rule must be one that may fire at that point and every resolution must end
     where its choices end, but the last: a target met mid-resolution leaves the rest of it
-    to the interpreter (its first order, `Interpreter.run_choices(complete=True)`). With `prop`, some stable state (any state, for `at == "all"`
-    properties) on the way must violate it (`expect="violation"`) or satisfy it
+    to the interpreter (its first order, `Interpreter.run_choices(complete=True)`). With
+    `prop`, some stable state (any state, for `at == "all"` properties) on the way must
+    violate it (`expect="violation"`) or satisfy it
     (`expect="witness"`). Otherwise the trace is wrong and `InternalError` is raised — a
     trace that does not replay is a bug, never a finding.
     """

@@ -10,8 +10,9 @@ reads or writes) commutes; for every other pair the peak is built symbolically f
 
     en(r1, s) ∧ en(r2, s) ∧ (r2 after r1)(s) ≠ (r1 after r2)(s)
 
-over every variable but the monitors and the counter ("r2 after r1" runs r2 only if it is
-still enabled). Z3 decides it over the variable domains (UNSAT: the pair commutes
+over the variables a player sees ("r2 after r1" runs r2 only if it is still enabled; a
+pair whose two orders differ only in bookkeeping — which rule has fired — is not a
+candidate: a limit, see docs/semantics.md). Z3 decides it over the variable domains (UNSAT: the pair commutes
 everywhere); otherwise a peak must be reachable mid-resolution (`Reacher`, `at="all"`,
 under the unordered semantics, so every order leading there counts). At the witness state
 both branches are resolved to the end in EVERY order (`Interpreter.resolutions`): the
@@ -91,11 +92,12 @@ def _then(system: System, first: Transition, second: Transition) -> dict[str, LE
 
 
 def peak(system: System, r1: Transition, r2: Transition) -> LExpr:
-    """Both rules enabled, and the two orders of the pair end in different states."""
+    """Both rules enabled, and the two orders of the pair end in states a player can tell
+    apart."""
     a, b = _then(system, r1, r2), _then(system, r2, r1)
-    skip = {v.name for v in system.vars if v.kind in ("res", "seen")}
+    shown = set(visible(system))
     diff = disj(*(Op("ne", (a.get(n, V(n)), b.get(n, V(n))))
-                  for n in sorted((set(a) | set(b)) - skip)))
+                  for n in sorted((set(a) | set(b)) & shown)))
     return conj(enabled(system, r1), enabled(system, r2), diff)
 
 

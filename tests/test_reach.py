@@ -49,9 +49,9 @@ def _load(text: str) -> System:
 
 
 @pytest.mark.parametrize(("seed", "resolution", "micro", "stable"),
-                         [("noctvale", "any", 125_472, 43_560),
+                         [("noctvale", "any", 246_936, 77_072),
                           ("eldfall", "any", 82_278, 3_432),
-                          ("noctvale", "first", 124_896, 43_560),
+                          ("noctvale", "first", 239_032, 77_072),
                           ("eldfall", "first", 65_576, 3_432)])
 def test_seed_counts(seed: str, resolution: str, micro: int, stable: int) -> None:
     core = Reach(_seed(seed), resolution=resolution)  # type: ignore[arg-type]
@@ -83,7 +83,7 @@ def test_layer_budget_then_exact_chaining() -> None:
     system = _seed("noctvale")
     core = Reach(system, layer_budget=2)
     assert not core.run().complete and core.run().layers == 2
-    assert core.reachable_count() == 125_472 and core.stable_count() == 43_560
+    assert core.reachable_count() == 246_936 and core.stable_count() == 77_072
     full = Reach(system)
     for prop in system.properties:
         partial, exact = core.check(prop), full.check(prop)

@@ -23,7 +23,7 @@ from checker.engines.order import (
 )
 from checker.engines.order_rules import interact
 from checker.interpret import Interpreter, choices_of, evaluate, replay
-from checker.ir import TRUE, Modifier, OrderChoice, Precedence, Ruleset, Stat
+from checker.ir import TRUE, Modifier, Ruleset, Stat
 from checker.options import Options
 from checker.results import Finding, Trace
 from checker.spec.load import load_ruleset

@@ -12,14 +12,14 @@ reads or writes) commutes; for every other pair the peak is built symbolically f
 
 over the variables a player sees ("r2 after r1" runs r2 only if it is still enabled; a
 pair whose two orders differ only in bookkeeping — which rule has fired — is not a
-candidate: a limit, see docs/semantics.md). Z3 decides it over the variable domains (UNSAT: the pair commutes
-everywhere); otherwise a peak must be reachable mid-resolution (`Reacher`, `at="all"`,
-under the unordered semantics, so every order leading there counts). At the witness state
-both branches are resolved to the end in EVERY order (`Interpreter.resolutions`): the
-pair diverges when some end of "r1 first" and some end of "r2 first" differ in a
-variable a player sees (a model lives or dies, a State kept or lost, a marker count), or
-one settles and the other never does. A peak whose branches all end alike is not a
-finding and the next reachable peak is tried (`MAX_PEAKS`).
+candidate: a limit, see docs/semantics.md). Z3 decides it over the variable domains
+(UNSAT: the pair commutes everywhere); otherwise a peak must be reachable mid-resolution
+(`Reacher`, `at="all"`, under the unordered semantics, so every order leading there
+counts). At the witness state both branches are resolved to the end in EVERY order
+(`Interpreter.resolutions`): the pair diverges when some end of "r1 first" and some end of
+"r2 first" differ in a variable a player sees (a model lives or dies, a State kept or
+lost, a marker count), or one settles and the other never does. A peak whose branches all
+end alike is not a finding and the next reachable peak is tried (`MAX_PEAKS`).
 
 Divergent pairs of one moment (the event whose resolution it is, or the setup) that share
 a rule are one finding: one per group of interacting rules and moment, not per pair and
@@ -38,6 +38,7 @@ whose order could matter, which spec order used to decide.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from checker.engines.decision import (
@@ -346,7 +347,7 @@ def _finding(ruleset: Ruleset, group: list[Divergence], resolver: str) -> Findin
                    outcomes=(("order 1", d.traces[0]), ("order 2", d.traces[1])))
 
 
-def notice_message(pairs: list[tuple[str, ...]]) -> str:
+def notice_message(pairs: Sequence[tuple[str, ...]]) -> str:
     listed = "; ".join(" / ".join(p) for p in pairs[:6]) + (" …" if len(pairs) > 6 else "")
     return (f"{len(pairs)} pair(s) of rules can apply in the same resolution with an order "
             "that could matter; their order in the spec used to decide and no longer does "

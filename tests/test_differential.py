@@ -6,6 +6,12 @@ explicit search finds too, and its trace has already been replayed by the interp
 (engines raise `InternalError` otherwise); UNREACHABLE (proved invariant, or an
 unreachable witness) must be what explicit search concludes after exploring every
 state. BMC's counterexamples are shortest: as long as explicit search's, in steps.
+
+Resolution is unordered (any rule that may fire fires next), and half the rulesets have
+rules triggered together (`rulesets(simultaneous=True)`). Partial-order reduction on or off
+gives the same verdicts and shortest macro traces; the order scan reports an
+order-dependence exactly when brute-force enumeration of every order of every reachable
+resolution finds two different visible outcomes.
 """
 
 from __future__ import annotations

@@ -133,6 +133,9 @@ _FINDINGS = [
     _finding("RP417", "trigger-wording",
              "a rule's trigger does not match its sentence ('becomes' versus 'while')",
              "Rules whose trigger does not match their sentence", Severity.WARNING),
+    _finding("RP420", "simultaneous-rules", "rules whose spec order used to decide which "
+             "fires first", "Rules that can apply together (spec order no longer decides)",
+             Severity.NOTE),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in sorted(_CODES + _FINDINGS,

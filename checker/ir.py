@@ -10,11 +10,16 @@ One step of the system is either
 - an *event step* (only from a stable state): an enabled event is chosen, every input is
   given a fresh value, the event's assignments run in order, the bookkeeping resets
   (`happened` of this event set, all `fired` cleared, the resolution counter to 0); or
-- a *micro step* (only from an unstable state): the first enabled rule, in rule order, runs
-  its assignments and the resolution counter goes up by one.
-A rule is *enabled* when its guard holds and running it would change the state; a state is
+- a *micro step* (only from an unstable state): ANY rule that may fire (`may_fire`) runs its
+  assignments and the resolution counter goes up by one. The choice is free: resolution is
+  unordered, spec order (the order of `System.rules`) carries no meaning, and every order
+  is checked; the orders the text gives are `precedence` (`Precedence`) and the choices it
+  leaves to a player `order_choices` (`OrderChoice`).
+A rule is *enabled* when its guard holds and running it would change the state; it *may
+fire* when it is enabled and no rule a `Precedence` puts before it is enabled; a state is
 *stable* when no rule is enabled. A resolution that reaches `res_bound` micro steps without
-becoming stable is stuck: that is the non-termination finding.
+becoming stable is stuck: that is the non-termination finding. A trace names the rules
+fired in each step (the choice made), and `checker.interpret.replay` checks each.
 """
 
 from __future__ import annotations

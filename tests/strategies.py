@@ -59,9 +59,11 @@ def effects(draw: st.DrawFn, flags: list[str], marker: bool, events: list[str]) 
 
 
 @st.composite
-def rulesets(draw: st.DrawFn, edges: bool = False) -> str:
+def rulesets(draw: st.DrawFn, edges: bool = False, simultaneous: bool = False) -> str:
     """The YAML text of a small random ruleset citing `rules.txt`; with `edges`, a rule's
-    `on:` may also be `enters S` / `leaves S` (a State gained / lost in the step)."""
+    `on:` may also be `enters S` / `leaves S` (a State gained / lost in the step).
+    `simultaneous`: two or three rules, all triggered by the first event, so that they
+    resolve together (the orders of unordered resolution, issue #14)."""
     n_flags = draw(st.integers(1, 3))
     flags = [f"S{i}" for i in range(n_flags)]
     marker = draw(st.booleans())
@@ -85,17 +87,25 @@ def rulesets(draw: st.DrawFn, edges: bool = False) -> str:
             lines.append(f"    when: {_quote(draw(conditions(flags, marker)))}")
         body = ", ".join(_quote(x) for x in draw(effects(flags, marker, [])))
         lines.append(f"    do: [{body}]")
-    n_rules = draw(st.integers(0, 3))
+    n_rules = draw(st.integers(2, 3) if simultaneous else st.integers(0, 3))
     if n_rules:
         lines.append("rules:")
     for i in range(n_rules):
         lines.append(f"  - id: r{i}")
         triggers = events + ([f"{w} {f}" for w in ("enters", "leaves")
                               for f in flags + (["M"] if marker else [])] if edges else [])
-        if draw(st.booleans()):
+        if simultaneous:
+            lines.append(f"    on: {events[0]}")
+        elif draw(st.booleans()):
             lines.append(f"    on: {draw(st.sampled_from(triggers))}")
-        lines.append(f"    when: {_quote(draw(conditions(flags, marker)))}")
-        body = ", ".join(_quote(x) for x in draw(effects(flags, marker, events)))
+        if not simultaneous or draw(st.booleans()):
+            lines.append(f"    when: {_quote(draw(conditions(flags, marker)))}")
+        if simultaneous:     # effects that often clash: the same variable, set or stepped
+            clash = ["x = 0", "x = 2", "x += 1", "x -= 1", "enter S0", "leave S0"]
+            body = ", ".join(_quote(x) for x in draw(st.lists(st.sampled_from(clash),
+                                                              min_size=1, max_size=2)))
+        else:
+            body = ", ".join(_quote(x) for x in draw(effects(flags, marker, events)))
         lines.append(f"    do: [{body}]")
     lines.append("properties:")
     for i in range(draw(st.integers(1, 3))):

@@ -40,7 +40,7 @@ def test_unreachable_with_a_proof() -> None:
     assert a.answer == "unreachable" and a.trace is None
     out = _cli(str(NOCTVALE), "afflictions > 3")
     assert out.returncode == 0
-    assert out.stdout.startswith("can 'afflictions > 3' ever hold? no: none of the 43,560 "
+    assert out.stdout.startswith("can 'afflictions > 3' ever hold? no: none of the 77,072 "
                                  "reachable situations satisfies it")
 
 

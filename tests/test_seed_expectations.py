@@ -80,6 +80,8 @@ def test_no_unknown_and_every_trace_replayed(name: str) -> None:
                       "order-dependence", "non-termination", "deadlock", "unmet-obligation",
                       "unusable-permission", "permission-conflict"):
             assert f.trace is not None and f.trace.replayed, f
+        for _, trace in f.outcomes:       # each order of an order-dependence, replayed
+            assert trace.replayed, f
 
 
 @pytest.mark.parametrize("name", RULESETS)

@@ -94,7 +94,7 @@ def micro_chain(enc: Encoding, j: int) -> Any:
     """j consecutive micro steps from ANY state (reachable or not) that has just had its
     event (_res = 0):
 
-        D(0) ∧ _res(0) = 0 ∧ ⋀_{i<j} (sel(i) = MICRO ∧ T(i,i+1))
+        D(0) ∧ _res(0) = 0 ∧ ⋀_{i<j} (sel(i) picks a rule ∧ T(i,i+1))
 
     Unsatisfiable ⇒ no resolution runs j micro steps; with j ≤ res_bound no state is ever
     stuck (reaching _res = res_bound needs res_bound micro steps since the last event):
@@ -102,7 +102,7 @@ def micro_chain(enc: Encoding, j: int) -> Any:
     res = enc.system.res_var
     parts = [enc.domain, enc.cur[res] == 0]
     for i in range(j):
-        parts += [enc.sel_at(i) == enc.micro, enc.trans_at(i)]
+        parts += [enc.is_micro(enc.sel_at(i)), enc.trans_at(i)]
     return z3.And(*parts)
 
 

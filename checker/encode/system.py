@@ -10,10 +10,12 @@ With E events, the selector picks the kind of step:
                    event i's guard holds in the rolled state (inputs := inputs'); every other
                    variable takes event i's sequential effects (model.post_state) evaluated
                    in the rolled state; monitors: seen' = seen ∨ watched(current)
-    _sel = E       micro step: only from an unstable state with _res < res_bound; the FIRST
-                   enabled rule fires (one If-chain per next variable); _res' = _res + 1;
-                   inputs' = inputs; monitors as above
-    _sel = E + 1   idle step: next = current (a stutter)
+    _sel = E + j   micro step of rule j (0 ≤ j < R): only from an unstable state with
+                   _res < res_bound, and only where rule j MAY FIRE (`checker.ir.may_fire`:
+                   enabled, and no rule an ordering rule puts before it enabled) — the
+                   micro step is the disjunction over rules of may_fire ∧ its effects, no
+                   spec order; _res' = _res + 1; inputs' = inputs; monitors as above
+    _sel = E + R   idle step: next = current (a stutter)
 
 The idle step is allowed everywhere. It adds no reachable state, so invariants and
 reachability are unchanged, and it makes BMC monotone in k (a target reachable within k
@@ -43,7 +45,7 @@ import z3  # noqa: TID251 - encode/ is one of the two packages allowed to import
 from checker.encode.symbols import SELECTOR, at_step
 from checker.encode.terms import SmtText, literal, parse
 from checker.graph import clauses, machine
-from checker.ir import LExpr, Property, System, V, Var, enabled, post_state
+from checker.ir import LExpr, Property, System, V, Var, enabled, may_fire, post_state
 
 CUR, NXT, SEL = "s", "n", "sel"     # the neutral symbols of the text (see terms.py)
 
@@ -62,17 +64,23 @@ class Encoding:
     stable: Any                    # over cur
     trans: Any                     # over cur, nxt, sel
     n_events: int
+    n_rules: int = 0
     _plain: dict[str, Any] = field(default_factory=dict, repr=False)
     _steps: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
     _pairs: dict[int, list[tuple[Any, Any]]] = field(default_factory=dict, repr=False)
 
     @property
     def micro(self) -> int:
+        """The selector value of the first rule's micro step (rule j: `micro + j`)."""
         return self.n_events
 
     @property
     def idle(self) -> int:
-        return self.n_events + 1
+        return self.n_events + self.n_rules
+
+    def is_micro(self, sel: Any) -> Any:
+        """The selector `sel` picks a micro step (of some rule)."""
+        return z3.And(sel >= self.n_events, sel < self.n_events + self.n_rules)
 
     def state_at(self, k: int) -> dict[str, Any]:
         if k == 0:
@@ -217,14 +225,11 @@ def _build_text(system: System, idle_monitors: bool,
     full = [_in(cur[v.name], v, tuple(range(v.lo, v.hi + 1))) for v in system.vars]
     init = _and([_in(cur[v.name], v, v.init) for v in system.vars])
     n_ev = len(events)
-    micro, idle = n_ev, n_ev + 1
+    micro, idle = n_ev, n_ev + len(rules)
     en = [now(enabled(system, r)) for r in rules]
     stable = now.define(f"(not {_or(en)})", True)
-    fire: list[str] = []          # rule i is the FIRST enabled rule (mutually exclusive)
-    before = "false"
-    for e in en:
-        fire.append(now.define(f"(and {e} (not {before}))", True))
-        before = now.define(_or([before, e]) if before != "false" else e, True)
+    fire = [now(may_fire(system, r)) if system.precedence else en[i]
+            for i, r in enumerate(rules)]     # rule i may fire (several may at once)
     ev_post = [post_state(ev.effects) for ev in events]
     rule_post = [post_state(r.effects) for r in rules]
     res = system.res_var if system.res_var in cur else None
@@ -235,9 +240,8 @@ def _build_text(system: System, idle_monitors: bool,
     if n_ev:
         parts.append(f"(=> (< {SEL} {n_ev}) {stable})")
     parts += [f"(=> (= {SEL} {i}) {then(ev.guard)})" for i, ev in enumerate(events)]
-    can_micro = f"(not {stable})" if res is None else \
-        f"(and (not {stable}) (< {cur[res]} {system.res_bound}))"
-    parts.append(f"(=> (= {SEL} {micro}) {can_micro})")
+    below = "true" if res is None else f"(< {cur[res]} {system.res_bound})"
+    parts += [f"(=> (= {SEL} {micro + j}) (and {fire[j]} {below}))" for j in range(len(rules))]
     parts += [f"(=> (>= {SEL} {micro}) (= {nxt[n]} {cur[n]}))" for n in inputs]
     for v in system.vars:
         n = v.name
@@ -247,25 +251,26 @@ def _build_text(system: System, idle_monitors: bool,
             seen = f"(ite (or (distinct {cur[n]} 0) {monitors[n]}) 1 0)"
             value = seen if idle_monitors else f"(ite (= {SEL} {idle}) {cur[n]} {seen})"
         else:
-            value = _step_value(n, cur[n], res, now, then, fire, rule_post, ev_post)
+            value = _step_value(n, cur[n], res, now, then, len(rules), rule_post, ev_post)
         parts.append(f"(= {nxt[n]} {value})")
     defs = (*now.defs, *then.defs)
     return TransitionText(defs, init, _and(full), stable, _and(parts))
 
 
 def _step_value(n: str, x: str, res: str | None, now: SmtText, then: SmtText,
-                fire: list[str], rule_post: list[dict[str, LExpr]],
+                n_rules: int, rule_post: list[dict[str, LExpr]],
                 ev_post: list[dict[str, LExpr]]) -> str:
     """The next value of variable `n` (symbol `x`): one ite-chain over the event groups,
-    then the micro step's first enabled rule, else unchanged."""
+    then over the rule groups (the selector names the rule fired), else unchanged."""
     micro = len(ev_post)
     if n == res:
-        value = f"(ite (= {SEL} {micro}) (+ {x} 1) {x})"
+        value = (f"(ite (and (>= {SEL} {micro}) (< {SEL} {micro + n_rules})) (+ {x} 1) {x})"
+                 if n_rules else x)
     else:
         value = x
         for expr, rules in _groups(rule_post, n):
-            fired = _or([fire[i] for i in rules])
-            value = f"(ite (and (= {SEL} {micro}) {fired}) {now(expr)} {value})"
+            picked = _or([f"(= {SEL} {micro + i})" for i in rules])
+            value = f"(ite {picked} {now(expr)} {value})"
     for expr, events in _groups(ev_post, n):
         value = f"(ite {_selected(events, micro)} {then(expr)} {value})"
     return value
@@ -287,4 +292,4 @@ def encode(system: System, ctx: Any, *, idle_monitors: bool = False,
                                         [text.init, text.domain, text.stable, text.trans],
                                         decls)
     return Encoding(system, ctx, cur, nxt, sel, z3.And(init, domain), domain, stable, trans,
-                    len(system.events))
+                    len(system.events), len(system.rules))

@@ -281,28 +281,35 @@ class Version:
         segments = walk_back(self.core, k, goal_x, "stable")
         start = segments[0].micro[0]
         events = [(s.event, s.inputs) for s in segments[1:] if s.event is not None]
+        fired = [s.fired for s in segments]
         interp = Interpreter(self.system)
         target = _literals(where)
         if tail is not None:
             event, effect = tail
             last = segments[-1].micro[-1]
             ev = next(e for e in self.system.events if e.id == event)
+            found = None
             for combo in itertools.product(*(range(v.lo, v.hi + 1) for v in interp.inputs)):
                 rolled = list(last)
                 for v, val in zip(interp.inputs, combo, strict=True):
                     rolled[interp.index[v.name]] = val
                 if not interp.event_enabled(ev, tuple(rolled)):
                     continue
-                m = interp.macro_step(last, event, combo)
-                end = m.micro[-1]
-                if not m.stuck and all(end[interp.index[n]] == x for n, x in effect.items()):
-                    events.append((event, combo))
-                    target = _literals(effect)
+                for m in interp.macro_steps(last, event, combo):   # every order's outcome
+                    end = m.micro[-1]
+                    if not m.stuck and all(end[interp.index[n]] == x
+                                           for n, x in effect.items()):
+                        found = (combo, m.fired)
+                        break
+                if found is not None:
                     break
-            else:
+            if found is None:
                 return None
+            events.append((event, found[0]))
+            fired.append(found[1])
+            target = _literals(effect)
         prop = Property("behaviour-diff", "", "reachable", "reachable", target)
-        return replay(self.system, start, events, prop, expect="witness")
+        return replay(self.system, start, events, prop, expect="witness", fired=fired)
 
 
 def _literals(lits: dict[str, int]) -> LExpr:
@@ -310,7 +317,7 @@ def _literals(lits: dict[str, int]) -> LExpr:
 
 
 def behaviour_diff(old: System, new: System, *, node_budget: int,
-                   resolution: str = "first",
+                   resolution: str = "any",
                    props: Sequence[tuple[Property, Property]] = ()) -> BehaviourDiff:
     """Everything the new version makes possible or impossible (module docstring); `props`
     are the properties violated in both versions, compared by their violations."""

@@ -24,6 +24,7 @@ import z3  # noqa: TID251 - engines/ is one of the two packages allowed to impor
 from checker.encode import Answer, Encoding, at_step, check, make_solver, stop_reason
 from checker.engines.base import Budget, Outcome, found, to_result, unknown
 from checker.engines.session import Session, session_for
+from checker.errors import InternalError
 from checker.interpret import replay
 from checker.ir import Property, System
 from checker.options import Options
@@ -81,26 +82,35 @@ def search(system: System, prop: Property, options: Options, session: Session | 
     return found(Method.BMC, trace_of(enc, hit[1], hit[0], prop), hit[0])
 
 
-def path_of(enc: Encoding, model: Any, k: int) -> tuple[tuple[int, ...],
-                                                       list[tuple[str, tuple[int, ...]]]]:
-    """The initial state and the (event id, rolled inputs) of every EVENT step of the
-    k-step path in `model`; micro and idle steps are left to the interpreter."""
+def path_of(enc: Encoding, model: Any, k: int
+            ) -> tuple[tuple[int, ...], list[tuple[str, tuple[int, ...]]],
+                       list[tuple[str, ...]]]:
+    """The initial state, the (event id, rolled inputs) of every EVENT step of the k-step
+    path in `model`, and the rules its micro steps fired (per step, the initial
+    resolution first: the choices the interpreter replays); idle steps are dropped."""
     system = enc.system
     start = tuple(enc.value(model, v.name, 0) for v in system.vars)
     inputs = [v.name for v in system.vars if v.kind == "input"]
     events: list[tuple[str, tuple[int, ...]]] = []
+    fired: list[list[str]] = [[]]
     for j in range(k):
         sel = int(model.eval(enc.sel_at(j), model_completion=True).as_long())
         if sel < enc.n_events:
             rolled = tuple(enc.value(model, n, j + 1) for n in inputs)
             events.append((system.events[sel].id, rolled))
-    return start, events
+            fired.append([])
+        elif sel < enc.idle:
+            fired[-1].append(system.rules[sel - enc.n_events].id)
+    return start, events, [tuple(f) for f in fired]
 
 
 def trace_of(enc: Encoding, model: Any, k: int, prop: Property) -> Trace:
-    start, events = path_of(enc, model, k)
+    start, events, fired = path_of(enc, model, k)
     expect = "violation" if prop.mode == "invariant" else "witness"
-    return replay(enc.system, start, events, prop, expect=expect)
+    try:      # the solver's own choices, when its path ends its last resolution
+        return replay(enc.system, start, events, prop, expect=expect, fired=fired)
+    except InternalError:   # it stops mid-resolution: the interpreter completes the orders
+        return replay(enc.system, start, events, prop, expect=expect)
 
 
 def run(system: System, prop: Property, options: Options) -> PropertyResult:

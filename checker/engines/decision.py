@@ -44,6 +44,7 @@ from checker.interpret import (
     explore,
     replay,
 )
+from checker.interpret.traces import choices_of
 from checker.ir import LExpr, Property, Ruleset, System, disj, lvars
 from checker.options import Options
 from checker.results import Finding, Status, Trace
@@ -92,7 +93,25 @@ def merge_scans(parts: Iterable[Scan]) -> Scan:
             if key not in kept or (kept[key].resolved and not f.resolved):
                 kept[key] = f
         undecided += scan.undecided
+    notes = [f for f in kept.values() if f.kind == "simultaneous-rules"]
+    if len(notes) > 1:      # one note per ruleset: the parts' pairs together
+        for f in notes:
+            del kept[(f.kind, f.rules, f.states)]
+        one = _joined_notes(notes)
+        kept[(one.kind, one.rules, one.states)] = one
     return Scan(sorted(kept.values(), key=lambda f: (f.kind, f.rules, f.states)), undecided)
+
+
+def _joined_notes(notes: list[Finding]) -> Finding:
+    from checker.engines.order_rules import notice_message
+
+    pairs = sorted({tuple(p.split(" / ")) for f in notes for label, value in f.detail
+                    if label == "pairs" for p in value.split("; ")})
+    rules = tuple(sorted({r for f in notes for r in f.rules}))
+    quotes = {label: value for f in notes for label, value in f.detail if label != "pairs"}
+    detail = (("pairs", "; ".join(" / ".join(p) for p in pairs)),
+              *sorted(quotes.items()))
+    return Finding("simultaneous-rules", rules, (), notice_message(pairs), detail=detail)
 
 
 @dataclass(frozen=True)
@@ -251,13 +270,17 @@ class Reacher:
         raw = dict(trace.steps[0].state)
         start: State = tuple(raw[n] for n in interp.names)
         events = [(st.event, self._raw_inputs(st.inputs)) for st in trace.steps[1:]]
-        cur, hit, state = start, -1, None
-        if self.satisfies(start, condition, at):
-            hit, state = 0, start
+        fired = choices_of(trace)
+        micro, _ = interp.run_choices(start, fired[0])
+        cur, hit, state = micro[-1], -1, None
+        for s in (micro if at == "all" else micro[-1:]):
+            if self.satisfies(s, condition, at):
+                hit, state = 0, s
+                break
         for i, (event, inputs) in enumerate(events):
             if hit >= 0:
                 break
-            m = interp.macro_step(cur, event, inputs)
+            m = interp.macro_step(cur, event, inputs, fired[i + 1])
             for s in (m.micro if at == "all" else m.micro[-1:]):
                 if self.satisfies(s, condition, at):
                     hit, state = i + 1, s
@@ -266,7 +289,8 @@ class Reacher:
         if state is None:
             return None
         prop = Property("decision-point", "", "reachable", "reachable", condition, at)
-        return replay(self.system, start, events[:hit], prop, expect="witness"), state
+        return replay(self.system, start, events[:hit], prop, expect="witness",
+                      fired=fired[:hit + 1]), state
 
     def _raw_inputs(self, shown: tuple[tuple[str, str], ...]) -> tuple[int, ...]:
         values = dict(shown)

@@ -1,23 +1,14 @@
 """Order dependence: simultaneous triggered rules and stat modifiers whose resolution order
 changes the result (DESIGN §4 "Order dependence", finding kind `order-dependence`).
 
-The interpreter resolves in spec order, but the text rarely fixes an order, so both parts
-ask whether *any* order could give another result.
+Resolution is unordered (docs/semantics.md "One step"): any rule that may fire fires
+next, so both parts ask whether two orders the text leaves open give different results.
 
-Triggered rules — a critical-pair check. A resolution is a terminating rewrite system on
-states; by Newman's lemma it has one result whatever the order iff every local peak
-joins. For every pair of rules that interact (one writes what the other reads or writes;
-pairs that do not interact commute) the peak is built symbolically from `post_state`:
-
-    en(r1, s) ∧ en(r2, s) ∧ (r2 after r1)(s) ≠ (r1 after r2)(s)
-
-where "r2 after r1" runs r2 only if it is still enabled (a rule that disables the other
-counts). Z3 decides it over the variable domains (UNSAT: the pair commutes everywhere);
-otherwise the peak must be reachable mid-resolution (`Reacher`, `at="all"`), which gives
-the witness trace. At the witness state both branches are then resolved to the end in the
-interpreter; a peak the resolution joins again is not a finding and the next reachable
-peak is tried (`MAX_PEAKS`). Limit: after the first divergence the continuation is the
-spec order, so peaks only reachable through other orders are not visited.
+Triggered rules — `checker.engines.order_rules`: a critical-pair check (Newman's lemma)
+whose reachable peaks are resolved to the end in every order; one finding per group of
+interacting rules and moment, both outcomes with their replayed traces, settled where the
+text's ordering rules (`Precedence`, `OrderChoice`) say. The pairs are decided in the part
+of their dependence component, so a group is never split between parts.
 
 Stat modifiers — per stat and model, each subset of its modifiers (at most
 `MAX_MODIFIERS`) is decided by one Z3 query over two permutations π, σ of the subset
@@ -46,35 +37,30 @@ from checker.engines.decision import (
     merge_scans,
     meta_id,
     scan_part,
-    show_state,
     states_of,
-    visible,
 )
-from checker.interpret import Interpreter, State, evaluate
+from checker.engines.order_rules import (
+    candidate_pairs,
+    divergences,
+    group_findings,
+    part_of_rules,
+    simultaneous_notice,
+)
+from checker.interpret import evaluate
 from checker.ir import (
-    Const,
     LExpr,
     Modifier,
-    Op,
     Ruleset,
     Stat,
     System,
-    Transition,
-    V,
     apply_modifier,
     conj,
-    disj,
-    enabled,
-    lvars,
     neg,
-    post_state,
     stable,
-    substitute,
 )
 from checker.options import Options
 from checker.results import Finding
 
-MAX_PEAKS = 4          # reachable peaks tried per rule pair before calling it undecided
 MAX_MODIFIERS = 10     # modifiers of one stat: every subset of them is decided
 
 
@@ -108,143 +94,22 @@ def scan_order(ruleset: Ruleset, options: Options, part: int | None = None,
 
 # ============================================================================ rule pairs
 
-def _reads(r: Transition) -> set[str]:
-    out = set(lvars(r.guard))
-    for a in r.effects:
-        out |= lvars(a.value)
-    return out
-
-
-def _writes(r: Transition) -> set[str]:
-    return {a.var for a in r.effects}
-
-
-def _interact(r1: Transition, r2: Transition) -> bool:
-    w1, w2 = _writes(r1), _writes(r2)
-    return bool(w1 & (_reads(r2) | w2) or w2 & _reads(r1))
-
-
-def _then(system: System, first: Transition, second: Transition) -> dict[str, LExpr]:
-    """The state after `first`, then `second` if it is still enabled, over the pre-state."""
-    post1 = post_state(first.effects)
-    post2 = post_state(second.effects)
-    still = substitute(enabled(system, second), post1)
-    out: dict[str, LExpr] = {}
-    for n in sorted(set(post1) | set(post2)):
-        after1 = post1.get(n, V(n))
-        both = substitute(post2[n], post1) if n in post2 else after1
-        out[n] = both if both == after1 else Op("ite", (still, both, after1))
-    return out
-
-
-def peak(system: System, r1: Transition, r2: Transition) -> LExpr:
-    """Both rules enabled, and the two orders of the pair end in different visible states."""
-    a, b = _then(system, r1, r2), _then(system, r2, r1)
-    shown = set(visible(system))
-    diff = disj(*(Op("ne", (a.get(n, V(n)), b.get(n, V(n))))
-                  for n in sorted((set(a) | set(b)) & shown)))
-    return conj(enabled(system, r1), enabled(system, r2), diff)
-
-
 def _rule_pairs(ruleset: Ruleset, reacher: Reacher, scan: Scan,
                 resolver: str, part: int) -> list[Finding]:
+    """The order-dependences among triggered rules decided in `part`
+    (`checker.engines.order_rules`), and the note that spec order no longer decides for
+    the pairs of this part met in a reachable situation (`merge_scans` makes the parts'
+    notes one)."""
     system = ruleset.system
     env = Z3Env(system, reacher.options)
-    peaks: list[tuple[Transition, Transition, LExpr]] = []
-    for i, r1 in enumerate(system.rules):
-        for r2 in system.rules[i + 1:]:
-            if scan_part((r1.source, r2.source)) != part or not _interact(r1, r2):
-                continue
-            cond = peak(system, r1, r2)
-            status, _ = env.check(env.expr(cond))
-            if status == "sat":
-                peaks.append((r1, r2, cond))
-            elif status != "unsat":
-                scan.undecided.append(Undecided("order-dependence",
-                                                tuple(sorted({r1.source, r2.source})), status))
-    reacher.witness_many([cond for _, _, cond in peaks], at="all")  # batched, then cached
-    out: list[Finding] = []
-    for r1, r2, cond in peaks:
-        finding = _pair_finding(ruleset, reacher, scan, resolver, r1, r2, cond)
-        if finding is not None:
-            out.append(finding)
+    part_of = part_of_rules(system, SCAN_PARTS, lambda srcs: scan_part(srcs))
+    pairs = candidate_pairs(system, env, scan, {part}, part_of)
+    out = group_findings(ruleset, divergences(ruleset, reacher, scan, pairs), resolver)
+    met = [p for p in pairs if reacher.witness(p[2], at="all").reachable]
+    note = simultaneous_notice(ruleset, met)      # the parts' notes: one, in merge_scans
+    if note is not None:
+        out.append(note)
     return out
-
-
-def _pair_finding(ruleset: Ruleset, reacher: Reacher, scan: Scan, resolver: str,
-                  r1: Transition, r2: Transition, cond: LExpr) -> Finding | None:
-    system = ruleset.system
-    interp = reacher.interp
-    rules = tuple(sorted({r1.source, r2.source}))
-    tried = cond
-    for _ in range(MAX_PEAKS):
-        w = reacher.witness(tried, at="all")
-        if w.reachable is None:
-            scan.undecided.append(Undecided("order-dependence", rules, w.reason))
-            return None
-        if not w.reachable or w.state is None or w.trace is None:
-            return None
-        s = w.state
-        if not (interp.is_enabled(r1, s) and interp.is_enabled(r2, s)):
-            raise AssertionError("peak witness does not enable both rules")
-        one, two = _branch(interp, s, r1), _branch(interp, s, r2)
-        shown = visible(system)
-        index = {n: k for k, n in enumerate(interp.names)}
-        differ = [n for n in shown if one[0][index[n]] != two[0][index[n]]] \
-            or one[2] != two[2]
-        if differ:
-            changed = [n for n in shown if len({s[index[n]], one[0][index[n]],
-                                                two[0][index[n]]}) > 1]
-            written = [V(n) for n in sorted(_writes(r1) | _writes(r2))]
-            states = states_of(system, [r1.guard, r2.guard, *written])
-            detail = [("order 1", _outcome(system, one, r2, changed)),
-                      ("order 2", _outcome(system, two, r1, changed))]
-            detail += [(r, cited(ruleset, r)) for r in rules if cited(ruleset, r)]
-            if resolver:
-                detail.append(("resolved by", f"{resolver} — {cited(ruleset, resolver)}"))
-            message = (f"{r1.id!r} and {r2.id!r} apply in the same resolution and the "
-                       f"result depends on their order ({_short(system, one, changed)} vs "
-                       f"{_short(system, two, changed)}; trace: {len(w.trace) - 1} steps)")
-            if resolver:
-                message += f"; resolved by {resolver}"
-            return Finding("order-dependence", rules, states, message, bool(resolver),
-                           (resolver,) if resolver else (), w.trace, tuple(detail))
-        tried = conj(tried, neg(conj(*(Op("eq", (V(n), Const(v)))
-                                       for n, v in zip(interp.names, s, strict=True)))))
-    scan.undecided.append(Undecided("order-dependence", rules, f"the first {MAX_PEAKS} "
-                                    "reachable peaks join again; later ones not checked"))
-    return None
-
-
-def _branch(interp: Interpreter, s: State, first: Transition) -> tuple[State, list[str], bool]:
-    """Fire `first` in `s`, then resolve in spec order: (end state, fired ids, stuck)."""
-    res = interp.index[interp.system.res_var]
-
-    def fire(rule: Transition, cur: State) -> State:
-        nxt = list(interp.run_effects(rule, cur))
-        nxt[res] = min(cur[res] + 1, interp.system.res_bound)
-        return tuple(nxt)
-
-    cur, fired = fire(first, s), [first.id]
-    while (rule := interp.first_enabled(cur)) is not None:
-        if cur[res] >= interp.system.res_bound:
-            return cur, fired, True
-        cur = fire(rule, cur)
-        fired.append(rule.id)
-    return cur, fired, False
-
-
-def _short(system: System, branch: tuple[State, list[str], bool], names: list[str]) -> str:
-    return show_state(system, branch[0], names) + (" (never settles)" if branch[2] else "")
-
-
-def _outcome(system: System, branch: tuple[State, list[str], bool], other: Transition,
-             names: list[str]) -> str:
-    _, fired, _ = branch
-    seq = " → ".join(fired[:6]) + (" → …" if len(fired) > 6 else "")
-    if other.id not in fired:
-        seq += f" ({other.id} no longer applies)"
-    return f"{seq}: {_short(system, branch, names)}"
 
 
 # ============================================================================ modifiers

@@ -34,7 +34,7 @@ def resolution_bound(system: System, prop: Property, options: Options,
     solver = make_solver(enc.ctx, options)
     solver.add(enc.domain, enc.cur[system.res_var] == 0)
     for j in range(1, system.res_bound + 1):
-        solver.add(enc.sel_at(j - 1) == enc.micro, enc.trans_at(j - 1))
+        solver.add(enc.is_micro(enc.sel_at(j - 1)), enc.trans_at(j - 1))
         answer, why = check(solver, timeout_ms=budget.remaining_ms())
         if answer is Answer.UNSAT:
             return unreachable(Method.K_INDUCTION,

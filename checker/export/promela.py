@@ -5,17 +5,20 @@ The model means exactly what `checker.interpret` does (docs/semantics.md):
 - every variable is a global with the smallest Promela type that holds its range, initialised
   to its first allowed value; variables with several allowed initial values are chosen
   nondeterministically before anything is checked;
-- a global `fe` is the index (1-based) of the first enabled rule, 0 in a stable state. It is a
-  function of the state (it adds no states), recomputed after the initial choice and after
-  every step by the shared `d_step` that also checks the property;
+- a global `fe` is 0 in a stable state, else the index (1-based) of some enabled rule (the
+  first: it is only used as "unstable"). It is a function of the state (it adds no states),
+  recomputed after the initial choice and after every step by the shared `d_step` that
+  also checks the property;
 - one `active proctype` loops over two kinds of step, each an `atomic` ending in that check:
   * an *event step*, only when `fe == 0`: fresh input values are chosen nondeterministically
     into local slots (`n_*`), then one event whose guard holds for those inputs; its `d_step`
     installs the inputs, runs the event's assignments in order and updates the monitors. If
     no event is enabled for the chosen inputs the slots are cleared again: a stutter back to
     the same state, so a state without events is not an "invalid end state";
-  * a *micro step*, only when `fe != 0 && _res < res_bound`: rule `fe` runs its assignments
-    in a `d_step`, then `_res` goes up by one;
+  * a *micro step*, only when `fe != 0 && _res < res_bound`: ANY rule that may fire
+    (`MAY_k`: enabled, and no rule an ordering rule puts before it enabled; SPIN's `if`
+    chooses among the true guards nondeterministically — unordered resolution) runs its
+    assignments in a `d_step`, then `_res` goes up by one;
 - a stuck state (unstable, `_res >= res_bound`) has no step; the loop carries an `end`
   label, so SPIN does not report it as an invalid end state;
 - a cone-of-influence slice (`checker.graph.analyze.cone`) has no `_res` variable: its micro
@@ -258,6 +261,10 @@ class _Writer:
         for k, r in enumerate(s.rules):
             self.emit(0, f"/* rule {_comment(r.id)} */")
             self.emit(0, f"#define EN_{k} {expr(enabled(s, r), n)}")
+            before = [j for j, b in enumerate(s.rules)
+                      if any(p.first == b.id and p.then == r.id for p in s.precedence)]
+            may = " && ".join([f"EN_{k}", *(f"!EN_{j}" for j in before)])
+            self.emit(0, f"#define MAY_{k} ({may})")
         self.emit(0, f"#define FIRST {first}")
         if self.macro:
             self.dead = dead_variables(s)
@@ -275,7 +282,7 @@ class _Writer:
         for v in s.vars:
             self.emit(0, f"{promela_type(v.lo, v.hi)} {n[v.name]} = {v.init[0]};"
                       f"\t/* {_comment(v.name)}: {v.kind} {v.lo}..{v.hi} */")
-        self.emit(0, f"{promela_type(0, len(s.rules))} fe;\t/* FIRST: the first enabled rule, "
+        self.emit(0, f"{promela_type(0, len(s.rules))} fe;\t/* FIRST: an enabled rule, "
                   "0 = stable */")
         if self.claims:
             for k, p in enumerate(props):
@@ -382,7 +389,7 @@ class _Writer:
             self.emit(depth, f":: fe != 0 && {bound} ->")
             self.emit(depth + 1, "if")
             for k, rule in enumerate(s.rules):
-                self.emit(depth + 1, f":: fe == {k + 1} -> d_step {{  /* rule "
+                self.emit(depth + 1, f":: MAY_{k} -> d_step {{  /* rule "
                           f"{_comment(rule.id)} */")
                 self._monitors_pre(depth + 2)
                 if res is not None:
@@ -413,7 +420,7 @@ class _Writer:
         self.emit(1, f":: atomic {{ fe != 0{bound} ->")
         self.emit(2, "if")
         for k, rule in enumerate(s.rules):
-            self.emit(2, f":: fe == {k + 1} -> d_step {{  /* rule {_comment(rule.id)} */")
+            self.emit(2, f":: MAY_{k} -> d_step {{  /* rule {_comment(rule.id)} */")
             self._monitors_pre(3)
             if res is not None:
                 self.emit(3, f"t_res = {res};")

@@ -7,7 +7,8 @@ symbolic engines are tested against on small models; every explicit search of ru
 runs on its one breadth-first core (`checker.interpret.search`).
 
 Modules: `evaluate` (expressions in a concrete state), `machine` (the `Interpreter`),
-`traces` (`replay`), `search` (the breadth-first core, `explore`, `StateSpace`) and
+`resolve` (every order of one resolution, partial-order reduction), `traces`
+(`replay`), `search` (the breadth-first core, `explore`, `StateSpace`) and
 `macro` (`explore_macro`, the shared search over macro steps). A concrete state is a
 tuple of ints in `system.vars` order.
 """
@@ -16,7 +17,19 @@ from checker.interpret.evaluate import State, compile_expr, evaluate
 from checker.interpret.machine import Interpreter
 from checker.interpret.macro import Verdicts, explore_macro
 from checker.interpret.search import StateSpace, explore, reachable_states
-from checker.interpret.traces import replay
+from checker.interpret.traces import choices_of, replay, replay_trace
 
-__all__ = ["Interpreter", "State", "StateSpace", "Verdicts", "compile_expr", "evaluate",
-           "explore", "explore_macro", "reachable_states", "replay"]
+__all__ = [
+           "Interpreter",
+           "State",
+           "StateSpace",
+           "Verdicts",
+           "choices_of",
+           "compile_expr",
+           "evaluate",
+           "explore",
+           "explore_macro",
+           "reachable_states",
+           "replay",
+           "replay_trace",
+]

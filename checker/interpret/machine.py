@@ -1,6 +1,7 @@
-"""The interpreter machine (docs/semantics.md): initial states, enabled rules, effects,
-monitors, single steps (`Interpreter.successors`) and whole events with their resolution
-(`Interpreter.macro_step`)."""
+"""The interpreter machine (docs/semantics.md): initial states, enabled rules and the rules
+that may fire, effects, monitors, single steps (`Interpreter.successors`) and whole events
+with every order of their resolution (`Interpreter.resolutions`, `macro_steps`), or with
+the order a trace gives (`macro_step`, `run_choices`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 from checker.errors import InternalError
 from checker.interpret.evaluate import State, compile_expr
+from checker.interpret.resolve import Independence, Resolution, resolve
 from checker.ir import Const, LExpr, Property, System, Transition
 
 
@@ -27,8 +29,21 @@ class MacroStep:
 
 
 class Interpreter:
-    def __init__(self, system: System) -> None:
+    """`reduce=True`: searches fire only a persistent subset of the rules that may fire
+    (partial-order reduction, `ample`); `visible` names the variables whose every
+    intermediate value a search must see (properties checked at every micro state)."""
+
+    def __init__(self, system: System, *, reduce: bool = False,
+                 visible: frozenset[str] = frozenset()) -> None:
         self.system = system
+        self.reduce = reduce
+        self._events = {e.id: e for e in system.events}
+        self._rules = {r.id: r for r in system.rules}
+        self._before = {r.id: [self._rules[p.first] for p in system.precedence
+                               if p.then == r.id and p.first in self._rules]
+                        for r in system.rules}
+        self._memo: dict[State, Resolution] = {}
+        self._por = Independence(system, visible) if reduce else None
         self.names = tuple(v.name for v in system.vars)
         self.index = {n: i for i, n in enumerate(self.names)}
         self.inputs = tuple(v for v in system.vars if v.kind == "input")
@@ -88,18 +103,28 @@ class Interpreter:
         after = self.run_effects(rule, state)
         return any(after[i] != state[i] for i in self._watched)
 
-    def first_enabled(self, state: State) -> Transition | None:
-        for r in self.system.rules:
-            if self.is_enabled(r, state):
-                return r
-        return None
+    def may_fire(self, rule: Transition, state: State) -> bool:
+        """`checker.ir.may_fire`: enabled, and no rule the text orders before it enabled."""
+        return self.is_enabled(rule, state) and \
+            not any(self.is_enabled(b, state) for b in self._before[rule.id])
+
+    def firable(self, state: State) -> list[Transition]:
+        """Every rule that may fire in `state` (unordered resolution: any of them may be the
+        next one), in spec order only so that searches are deterministic."""
+        if not any(self.is_enabled(r, state) for r in self.system.rules):
+            return []
+        return [r for r in self.system.rules if self.may_fire(r, state)]
 
     def is_stable(self, state: State) -> bool:
-        return self.first_enabled(state) is None
+        return not any(self.is_enabled(r, state) for r in self.system.rules)
 
     def is_stuck(self, state: State) -> bool:
         """A resolution that hit `res_bound` without becoming stable (non-termination)."""
         return not self.is_stable(state) and state[self._res] >= self.system.res_bound
+
+    def is_end(self, state: State) -> bool:
+        """A resolution ends here: stable, or stuck."""
+        return self.is_stable(state) or state[self._res] >= self.system.res_bound
 
     def event_enabled(self, event: Transition, pre: State) -> bool:
         """Is `event`'s guard true in `pre` (a stable state with its inputs rolled)?"""
@@ -114,16 +139,30 @@ class Interpreter:
         return tuple(out)
 
     # ------------------------------------------------------------------ steps
+    def fire(self, rule: Transition, state: State) -> State:
+        """One micro step: `rule` (which may fire) runs, the resolution counter goes up."""
+        nxt = list(self.run_effects(rule, state))
+        nxt[self._res] = state[self._res] + 1
+        return self._monitor(state, tuple(nxt))
+
+    def ample(self, state: State) -> list[Transition]:
+        """The rules a search fires in `state`: every rule that may fire, or with partial-order
+        reduction (`reduce`) a persistent subset of them (`checker.interpret.resolve`)."""
+        rules = self.firable(state)
+        if self.reduce and len(rules) > 1:
+            assert self._por is not None
+            return self._por.ample(rules)
+        return rules
+
     def successors(self, state: State) -> Iterator[tuple[str, tuple[int, ...], State]]:
         """Every single-transition successor: (label, inputs, next state). The label is an
-        event id for an event step and a rule id for a micro step."""
-        rule = self.first_enabled(state)
-        if rule is not None:
+        event id for an event step and a rule id for a micro step (one per rule that may
+        fire: the choice of the next rule is free)."""
+        if not self.is_stable(state):
             if state[self._res] >= self.system.res_bound:
                 return  # stuck: the non-termination finding; no successor
-            nxt = list(self.run_effects(rule, state))
-            nxt[self._res] = state[self._res] + 1
-            yield rule.id, (), self._monitor(state, tuple(nxt))
+            for rule in self.ample(state):
+                yield rule.id, (), self.fire(rule, state)
             return
         for combo in itertools.product(*(range(v.lo, v.hi + 1) for v in self.inputs)):
             rolled = list(state)
@@ -134,11 +173,13 @@ class Interpreter:
                 if self._guard[ev.id](pre):
                     yield ev.id, combo, self._monitor(state, self.run_effects(ev, pre))
 
-    def macro_step(self, state: State, event_id: str, inputs: tuple[int, ...]) -> MacroStep:
-        """Run event `event_id` with `inputs` from stable `state`, then resolve."""
+    def after_event(self, state: State, event_id: str, inputs: tuple[int, ...]
+                    ) -> tuple[Transition, State]:
+        """Run event `event_id` with `inputs` from stable `state`: the state before any rule
+        of its resolution fires."""
         if not self.is_stable(state):
             raise InternalError(f"event {event_id!r} chosen in an unstable state")
-        ev = next((e for e in self.system.events if e.id == event_id), None)
+        ev = self._events.get(event_id)
         if ev is None:
             raise InternalError(f"no event {event_id!r}")
         rolled = list(state)
@@ -147,20 +188,75 @@ class Interpreter:
         pre = tuple(rolled)
         if not self._guard[ev.id](pre):
             raise InternalError(f"event {event_id!r} is not enabled here")
-        cur = self._monitor(state, self.run_effects(ev, pre))
-        micro = [cur]
-        fired: list[str] = []
-        while True:
-            rule = self.first_enabled(cur)
+        return ev, self._monitor(state, self.run_effects(ev, pre))
+
+    def run_choices(self, s0: State, fired: Sequence[str], *, complete: bool = False
+                    ) -> tuple[tuple[State, ...], bool]:
+        """Resolve from `s0` firing exactly `fired`, in that order: each must be a rule that
+        may fire at that point, and the resolution must end (stable, or stuck at
+        `res_bound`) exactly after the last — or, with `complete`, it is finished by its
+        first order (fewest micro steps, `resolutions`) when it has not. The states, and
+        whether it is stuck; a choice that is not a step of the system raises
+        `InternalError`."""
+        cur, micro = s0, [s0]
+        for rule_id in fired:
+            rule = self._rules.get(rule_id)
             if rule is None:
-                return MacroStep(ev, inputs, tuple(micro), tuple(fired), False)
-            if cur[self._res] >= self.system.res_bound:
-                return MacroStep(ev, inputs, tuple(micro), tuple(fired), True)
-            nxt = list(self.run_effects(rule, cur))
-            nxt[self._res] = cur[self._res] + 1
-            cur = self._monitor(cur, tuple(nxt))
+                raise InternalError(f"no rule {rule_id!r}")
+            if cur[self._res] >= self.system.res_bound or not self.may_fire(rule, cur):
+                raise InternalError(f"rule {rule_id!r} may not fire here")
+            cur = self.fire(rule, cur)
             micro.append(cur)
-            fired.append(rule.id)
+        if not self.is_end(cur):
+            if not complete:
+                raise InternalError(f"the resolution after {list(fired)} has not ended")
+            rest = self.resolutions(cur)
+            more, _ = rest.path((*rest.finals, *rest.stuck)[0])
+            micro.extend(more[1:])
+            cur = micro[-1]
+        return tuple(micro), not self.is_stable(cur)
+
+    def macro_step(self, state: State, event_id: str, inputs: tuple[int, ...],
+                   fired: Sequence[str], *, complete: bool = False) -> MacroStep:
+        """Event `event_id` with `inputs` from stable `state`, then the rules `fired` (the
+        choices of one order, checked by `run_choices`)."""
+        ev, s0 = self.after_event(state, event_id, inputs)
+        micro, stuck = self.run_choices(s0, fired, complete=complete)
+        return MacroStep(ev, inputs, micro, self.fired_along(micro), stuck)
+
+    def fired_along(self, micro: Sequence[State]) -> tuple[str, ...]:
+        """The rules fired between consecutive micro states (the one rule that may fire and
+        gives the next state; the first in spec order if several give it)."""
+        out = []
+        for a, b in itertools.pairwise(micro):
+            rule = next((r for r in self.firable(a) if self.fire(r, a) == b), None)
+            if rule is None:
+                raise InternalError("no rule gives the next micro state")
+            out.append(rule.id)
+        return tuple(out)
+
+    def resolutions(self, s0: State) -> Resolution:
+        """Every order of the resolution from `s0` (memoised): each micro state reached,
+        each distinct end (`checker.interpret.resolve.Resolution`)."""
+        hit = self._memo.get(s0)
+        if hit is None:
+            if len(self._memo) >= MEMO:
+                self._memo.clear()
+            hit = self._memo[s0] = resolve(self, s0)
+        return hit
+
+    def macro_steps(self, state: State, event_id: str, inputs: tuple[int, ...]
+                    ) -> list[MacroStep]:
+        """Every outcome of event `event_id` with `inputs` from stable `state`: one macro step
+        per distinct end of its resolution (stable states first, then stuck ones), each
+        with one order that reaches it."""
+        ev, s0 = self.after_event(state, event_id, inputs)
+        res = self.resolutions(s0)
+        out = []
+        for end in (*res.finals, *res.stuck):
+            micro, fired = res.path(end)
+            out.append(MacroStep(ev, inputs, micro, fired, end in res.stuck_set))
+        return out
 
     # ------------------------------------------------------------------ properties
     def holds(self, prop: Property, state: State) -> bool:
@@ -174,25 +270,4 @@ class Interpreter:
         return prop.at == "all" or self.is_stable(state)
 
 
-def fired_between(interp: Interpreter, states: list[State]) -> list[str]:
-    fired: list[str] = []
-    for a in states[:-1]:
-        rule = interp.first_enabled(a)
-        if rule is not None:
-            fired.append(rule.id)
-    return fired
-
-
-def resolve_from(interp: Interpreter, s0: State) -> tuple[list[State], State, bool]:
-    states = [s0]
-    cur = s0
-    while True:
-        rule = interp.first_enabled(cur)
-        if rule is None:
-            return states, cur, False
-        if cur[interp._res] >= interp.system.res_bound:
-            return states, cur, True
-        nxt = list(interp.run_effects(rule, cur))
-        nxt[interp._res] = cur[interp._res] + 1
-        cur = interp._monitor(cur, tuple(nxt))
-        states.append(cur)
+MEMO = 4096          # resolutions an interpreter keeps (memoised by their first state)

@@ -1,5 +1,5 @@
-"""Explicit search over macro steps (an event and its whole resolution) for many
-properties at once (`explore_macro`), on the breadth-first core of
+"""Explicit search over macro steps (an event and its whole resolution, in every order) for
+many properties at once (`explore_macro`), on the breadth-first core of
 `checker.interpret.search`."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from checker.interpret.evaluate import State
-from checker.interpret.machine import Interpreter, resolve_from
+from checker.interpret.machine import Interpreter
 from checker.interpret.search import breadth_first
-from checker.ir import Property, System
+from checker.ir import Property, System, lvars
 
 
 @dataclass
@@ -26,15 +26,25 @@ class Verdicts:
 
 
 def explore_macro(system: System, props: Sequence[Property], *,
-                  max_states: int = 200_000, max_seconds: float | None = None) -> Verdicts:
+                  max_states: int = 200_000, max_seconds: float | None = None,
+                  reduce: bool = True) -> Verdicts:
     """Breadth-first search over *macro* steps (an event and its whole resolution), for all
     `props` at once. A property is "hit" when a reachable state violates it (invariants) or
     satisfies it (reachability); the hit comes with the shortest event path to it, counted in
     events. Stable states that differ only in bookkeeping and inputs (which the next event
     resets or re-rolls before anything reads them) are visited once: that is what makes this
     search fast, and it is why it counts events, not micro steps. A property that is not hit
-    holds (or is unreachable) exactly when `complete` is true."""
-    interp = Interpreter(system)
+    holds (or is unreachable) exactly when `complete` is true.
+
+    Each event's resolution is followed in every order (`Interpreter.resolutions`): each of
+    its distinct ends is a successor. With `reduce`, orders of independent rules are not
+    interleaved (partial-order reduction, `checker.interpret.resolve`); the properties
+    checked at every micro state make the variables they read visible."""
+    visible: frozenset[str] = frozenset()
+    for p in props:
+        if p.at == "all":
+            visible |= lvars(p.expr)
+    interp = Interpreter(system, reduce=reduce, visible=visible)
     forget = [i for i, v in enumerate(system.vars)
               if v.kind in ("happened", "fired", "res", "was", "input")]
     termination = [p for p in props if p.kind == "termination"]
@@ -62,15 +72,22 @@ def explore_macro(system: System, props: Sequence[Property], *,
     def roots() -> Iterator[tuple[State, Node]]:
         for s0 in interp.initial_states():
             # an initial state may be unstable: resolve it like an event would
-            states, final, stuck = resolve_from(interp, s0)
-            look(states, not stuck, s0, [])
-            for p in termination:
-                if stuck and p.id not in hits:
-                    hits[p.id] = (s0, [])
-            if not stuck:
-                yield key(final), (final, s0, [])
+            yield from outcomes(s0, s0, [])
 
     combos = list(itertools.product(*(range(v.lo, v.hi + 1) for v in interp.inputs)))
+
+    def outcomes(s0: State, start: State, path: list[tuple[str, tuple[int, ...]]]
+                 ) -> Iterator[tuple[State, Node]]:
+        res = interp.resolutions(s0)
+        if any(p.at == "all" and p.id not in hits for p in others):
+            look(res.states, False, start, path)
+        for end in res.finals:
+            look([end], True, start, path)
+        if res.stuck:
+            for p in termination:
+                hits.setdefault(p.id, (start, path))
+        for end in res.finals:
+            yield key(end), (end, start, path)
 
     def expand(node: Node) -> Iterator[tuple[State, Node]]:
         s, start, path = node
@@ -82,14 +99,8 @@ def explore_macro(system: System, props: Sequence[Property], *,
             for ev in system.events:
                 if not interp.event_enabled(ev, pre):
                     continue
-                m = interp.macro_step(s, ev.id, combo)
-                new_path = [*path, (ev.id, combo)]
-                look(m.micro, not m.stuck, start, new_path)
-                if m.stuck:
-                    for p in termination:
-                        hits.setdefault(p.id, (start, new_path))
-                    continue
-                yield key(m.micro[-1]), (m.micro[-1], start, new_path)
+                _, s0 = interp.after_event(s, ev.id, combo)
+                yield from outcomes(s0, start, [*path, (ev.id, combo)])
 
     deadline = None if max_seconds is None else time.monotonic() + max_seconds
 

@@ -16,7 +16,7 @@ from typing import Generic, TypeVar
 
 from checker.interpret.evaluate import State
 from checker.interpret.machine import Interpreter
-from checker.ir import Property, System
+from checker.ir import Property, System, lvars
 
 K = TypeVar("K", bound=Hashable)
 N = TypeVar("N")
@@ -115,11 +115,15 @@ class Explored:
     start: State | None = None
 
 
-def explore(system: System, prop: Property, *, max_states: int = 200_000) -> Explored:
+def explore(system: System, prop: Property, *, max_states: int = 200_000,
+            reduce: bool = False) -> Explored:
     """Breadth-first search over concrete states. For an invariant, "fails" comes with
     a shortest event path to a violating state; for a reachability property, "holds" comes
-    with a shortest witness path."""
-    interp = Interpreter(system)
+    with a shortest witness path. `reduce`: partial-order reduction of the micro steps
+    (`checker.interpret.resolve`; the variables of an every-micro-state property are
+    visible), which keeps every verdict and the event count of shortest paths."""
+    interp = Interpreter(system, reduce=reduce,
+                         visible=lvars(prop.expr) if prop.at == "all" else frozenset())
     want = prop.mode == "reachable"
     found = state_search(interp, max_states=max_states,
                          stop=lambda s: is_target(interp, prop, s))

@@ -85,6 +85,8 @@ class JsonReporter:
             "resolved_by": list(f.resolved_by),
             "detail": [{"label": k, "value": v} for k, v in f.detail],
             "trace": _trace(f.trace),
+            **({"outcomes": [{"label": k, "trace": _trace(t)} for k, t in f.outcomes]}
+               if f.outcomes else {}),
         }
 
 
@@ -102,6 +104,7 @@ def _trace(t: TraceView | None) -> dict[str, Any] | None:
     return {
         "replayed": t.replayed,
         "initial": {v.name: v.value for v in t.initial},
+        **({"initial_fired": list(t.initial_fired)} if t.initial_fired else {}),
         "steps": [{"event": s.event,
                    "inputs": dict(s.inputs),
                    "fired": [r.instance for r in s.fired],

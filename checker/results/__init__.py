@@ -60,7 +60,9 @@ class StopReason(StrEnum):
 @dataclass(frozen=True)
 class Step:
     """One macro step of a trace: an event with the inputs rolled for it, the rules that
-    fired while resolving it, and the values that changed (display names → shown values)."""
+    fired while resolving it — in firing order, the choice made: resolution is unordered, so
+    they are part of the trace and `checker.interpret.replay` checks each may fire — and
+    the values that changed (display names → shown values)."""
 
     event: str                                    # event instance id ("" for the initial state)
     inputs: tuple[tuple[str, str], ...] = ()
@@ -114,6 +116,7 @@ class Finding:
     resolved_by: tuple[str, ...] = ()
     trace: Trace | None = None
     detail: tuple[tuple[str, str], ...] = ()      # e.g. the two orders and their outcomes
+    outcomes: tuple[tuple[str, Trace], ...] = ()  # order-dependence: each order, its trace
 
     @property
     def code(self) -> str:

@@ -51,13 +51,16 @@ def property_from(d: dict[str, Any]) -> PropertyResult:
 def finding_to(f: Finding) -> dict[str, Any]:
     return {"kind": f.kind, "rules": list(f.rules), "states": list(f.states),
             "message": f.message, "resolved": f.resolved, "resolved_by": list(f.resolved_by),
-            "trace": trace_to(f.trace), "detail": [list(p) for p in f.detail]}
+            "trace": trace_to(f.trace), "detail": [list(p) for p in f.detail],
+            "outcomes": [[label, trace_to(t)] for label, t in f.outcomes]}
 
 
 def finding_from(d: dict[str, Any]) -> Finding:
     return Finding(d["kind"], tuple(d["rules"]), tuple(d["states"]), d["message"],
                    bool(d["resolved"]), tuple(d["resolved_by"]), trace_from(d["trace"]),
-                   tuple((a, b) for a, b in d["detail"]))
+                   tuple((a, b) for a, b in d["detail"]),
+                   tuple((label, t) for label, raw in d.get("outcomes", [])
+                         if (t := trace_from(raw)) is not None))
 
 
 def ruleset_result_to(r: RulesetResult) -> dict[str, Any]:

@@ -12,9 +12,12 @@ question) and answers every property against them:
   "reachable" *without a trace* (`trace is None`, `reason` says why); "too-large" only
   when that also exceeds the node budget (the product falls back to the Z3 engines).
 
-Every trace is checked step by step (`witness.Stepper`); with `resolution="first"` it is
-also replayed by the reference interpreter (`checker.interpret.replay`), which raises on a
-trace that does not replay. Shortest means fewest events, as in `explore_macro`.
+Every trace is checked step by step (`witness.Stepper`); with `resolution="any"` (the
+semantics: any rule that may fire fires next) it is also replayed, with the rules it fired
+in each step, by the reference interpreter (`checker.interpret.replay`), which raises on a
+trace that does not replay. `resolution="first"` (the former spec-order semantics) is kept
+for benchmarks only; its traces are stepped, not replayed. Shortest means fewest events,
+as in `explore_macro`.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ class ReachResult:
 class Reach:
     """The exact BDD reachability core of one system."""
 
-    def __init__(self, system: System, *, resolution: Resolution = "first",
+    def __init__(self, system: System, *, resolution: Resolution = "any",
                  node_budget: int = 5_000_000, layer_budget: int = 10_000,
                  reorder: bool = False) -> None:
         self.system = system
@@ -164,9 +167,11 @@ class Reach:
         start = segments[0].micro[0]
         events = tuple((s.event, s.inputs) for s in segments[1:] if s.event is not None)
         status: ReachStatus = "violated" if prop.mode == "invariant" else "reachable"
-        if self.resolution == "first":
+        if self.resolution == "any":
             expect = "violation" if prop.mode == "invariant" else "witness"
-            trace = replay(self.system, start, list(events), prop, expect=expect)
+            fired = [s.fired for s in segments]
+            trace = replay(self.system, start, list(events), prop, expect=expect,
+                           fired=fired)
             return ReachResult(prop.id, status, trace, start, events, k, "replayed")
         trace2 = self._stepper.trace(segments)
         return ReachResult(prop.id, status, trace2, start, events, k, "stepped")
@@ -176,7 +181,7 @@ SHARED_CORES = 8          # cores kept per process (a run needs one per ruleset)
 _SHARED: dict[tuple[int, int, int, int, str], tuple[System, Reach | None]] = {}
 
 
-def shared_core(system: System, node_budget: int, resolution: Resolution = "first"
+def shared_core(system: System, node_budget: int, resolution: Resolution = "any"
                 ) -> Reach | None:
     """The one reachability core of `system` in this process, computed on first use: None
     when the system is too large for it (the node budget, a count, stopped the fixpoint)

@@ -10,7 +10,7 @@ every input and resets every bookkeeping variable before anything reads it (chec
 One *macro layer* k is a nested fixpoint. From the canonical frontier `C[k-1]`:
 
     L0 = ⋃_events img_e(C[k-1])                      the states right after an event
-    Lj = micro_img(Lj-1 ∧ ¬stable ∧ _res < bound)    one micro step (`first` or `any`)
+    Lj = micro_img(Lj-1 ∧ ¬stable ∧ _res < bound)    one micro step (any rule that may fire)
 
 until `Lj` is empty (`_res` grows by one per micro step, so at most `res_bound + 1` rings).
 `A[k] = ⋃ Lj ∧ stable` (the stable states the events lead to, bookkeeping included),
@@ -104,7 +104,7 @@ class Progress:
 class Core:
     """The reachable sets of one system (see the module docstring)."""
 
-    def __init__(self, system: System, *, resolution: Resolution = "first",
+    def __init__(self, system: System, *, resolution: Resolution = "any",
                  node_budget: int = 5_000_000, layer_budget: int = 10_000,
                  reorder: bool = False, enc: Encoding | None = None) -> None:
         self.system = system

@@ -10,8 +10,10 @@ and Dill, "Symbolic model checking for sequential circuit verification", 1994):
 - an *event*: `cond` is its guard; `W` also holds every input, whose next copy is left free
   (within its domain): the roll. The guard and the effects read the inputs from the next
   copy (the rolled values); monitors read the pre-roll state, as the interpreter does.
-- a *rule*: `cond` is `enabled` (guard ∧ it changes something, `checker.ir.enabled`) and
-  `_res < res_bound`; `W` also holds `_res`, with `_res' = _res + 1`.
+- a *rule*: `cond` is `may_fire` (enabled — guard ∧ it changes something,
+  `checker.ir.enabled` — and no rule the text orders before it enabled) and
+  `_res < res_bound`; `W` also holds `_res`, with `_res' = _res + 1`. Stability is "no
+  rule enabled" (`enabled`, kept per rule beside `cond`).
 
 Image by early quantification, `img_t(S) = (∃x_W. S ∧ R_t)[y_W := x_W]` (one CUDD
 and-exists), and the preimage `pre_t(X) = ∃y_W. X[x_W := y_W] ∧ R_t` the same way.
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 from dd import cudd
 
 from checker.errors import InternalError
-from checker.ir import Const, Transition, V, enabled, post_state
+from checker.ir import Const, Transition, V, enabled, may_fire, post_state
 
 from .encode import Compiler, Encoding, Node
 
@@ -37,6 +39,7 @@ class Unsupported(InternalError):
 class Relation:
     transition: Transition
     cond: Node                 # over current bits: when the transition may be taken
+    enabled: Node              # rules: enabled (cond without the ordering rules)
     rel: Node                  # R_t(x, y_W)
     qcur: list[str]            # x_W
     qnext: list[str]           # y_W
@@ -63,7 +66,7 @@ class Relations:
         self.rules = [self._relation(t, plain, plain) for t in system.rules]
         any_enabled = enc.bdd.false
         for r in self.rules:
-            any_enabled |= r.cond
+            any_enabled |= r.enabled
         self.stable = ~any_enabled
         res = system.res_var
         self.res_below = enc.bdd.false
@@ -87,12 +90,13 @@ class Relations:
         written: list[str] = []
         rel = bdd.true
         if t.kind == "event":
-            cond = comp.boolean(t.guard)
+            cond = en = comp.boolean(t.guard)
             for name in sorted(self.inputs):
                 rel &= enc.domain(name, primed=True)
                 written.append(name)
         else:
-            cond = plain.boolean(enabled(system, t))
+            en = plain.boolean(enabled(system, t))
+            cond = plain.boolean(may_fire(system, t)) if system.precedence else en
             res = system.res_var
             step = bdd.false
             for x, cube in enc.var_map(res).items():
@@ -119,7 +123,7 @@ class Relations:
             written.extend(n for n in sorted(self.seen) if n not in written)
         qcur = [b for n in written for b in enc.cur[n]]
         qnext = [b for n in written for b in enc.nxt[n]]
-        return Relation(t, cond, rel, qcur, qnext, dict(zip(qnext, qcur, strict=True)),
+        return Relation(t, cond, en, rel, qcur, qnext, dict(zip(qnext, qcur, strict=True)),
                         dict(zip(qcur, qnext, strict=True)))
 
     # ------------------------------------------------------------------ images
@@ -140,8 +144,9 @@ class Relations:
         return out
 
     def micro_image(self, unstable: Node, resolution: str) -> Node:
-        """Successors of `unstable` (states with `_res < res_bound`) by one micro step: the
-        first enabled rule in rule order (`"first"`), or any enabled rule (`"any"`)."""
+        """Successors of `unstable` (states with `_res < res_bound`) by one micro step: any
+        rule that may fire (`"any"`, the semantics), or the first enabled rule in rule
+        order (`"first"`, the former semantics, kept for comparison benchmarks)."""
         bdd = self.enc.bdd
         out = bdd.false
         remaining = unstable
@@ -150,7 +155,7 @@ class Relations:
             if part != bdd.false:
                 out |= self.image(r, part)
             if resolution == "first":
-                remaining &= ~r.cond
+                remaining &= ~r.enabled
                 if remaining == bdd.false:
                     break
         return out

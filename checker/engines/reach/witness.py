@@ -2,18 +2,19 @@
 
 The walk is backward through the onion rings (`core.py`): pick a concrete target state in
 the earliest micro ring of layer k that meets the goal; step back one micro step at a time
-(for every rule, the preimage of the single state, intersected with the previous ring and,
-for `first` resolution, with "no earlier rule is enabled"); at the post-event ring, find an
+(for every rule, the preimage of the single state under its relation — taken only where
+the rule may fire — intersected with the previous ring and, for the former `first`
+resolution, with "no earlier rule is enabled"); at the post-event ring, find an
 event and a canonical situation of layer k-1 whose image contains it (the inputs are the
 rolled values, visible in the post-event state); the situation's actual stable state in
 layer k-1 is the next goal. Layer 0 ends at an initial state. Because the layer is the first
 one meeting the query, the event path is shortest by construction.
 
 Every path is then checked concretely by `step_check`, a small stepper over the public
-interpreter API (`Interpreter.run_effects`, `is_enabled`, `first_enabled`) that replays each
-event with its inputs and each micro step with its rule, including the monitors; for
-`first` resolution the caller also replays the events with `checker.interpret.replay`,
-which only knows `first` resolution.
+interpreter API (`Interpreter.run_effects`, `may_fire`) that replays each event with its
+inputs and each micro step with its rule, including the monitors; for `any` resolution
+(the semantics) the caller also replays the events with their fired rules with
+`checker.interpret.replay`, the judge of every trace.
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ def _micro_predecessor(core: Core, t: State, ring: Node) -> tuple[State, str]:
         if pre != false:
             return enc.pick(pre), r.transition.id
         if core.resolution == "first":
-            earlier &= ~r.cond
+            earlier &= ~r.enabled
     raise InternalError("reach: a micro state has no predecessor in its ring")
 
 
@@ -137,9 +138,9 @@ class Stepper:
 
     def micro(self, cur: State, rule_id: str) -> State:
         rule = self.rules[rule_id]
-        if not self.interp.is_enabled(rule, cur) or cur[self.res] >= self.system.res_bound:
-            raise InternalError(f"reach: rule {rule_id} is not enabled")
-        first = self.interp.first_enabled(cur)
+        if not self.interp.may_fire(rule, cur) or cur[self.res] >= self.system.res_bound:
+            raise InternalError(f"reach: rule {rule_id} may not fire here")
+        first = next((r for r in self.system.rules if self.interp.is_enabled(r, cur)), None)
         if self.resolution == "first" and (first is None or first.id != rule_id):
             raise InternalError(f"reach: rule {rule_id} is not the first enabled rule")
         nxt = list(self.interp.run_effects(rule, cur))

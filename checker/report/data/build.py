@@ -137,8 +137,10 @@ class _Builder:
         steps = list(trace.steps)
         shown: dict[str, str] = {}
         initial: list[Value] = []
+        initial_fired: tuple[str, ...] = ()
         if steps and steps[0].event == "":
             first = steps.pop(0)
+            initial_fired = first.fired
             for name, raw in first.state:
                 v = self.vars.get(name)
                 if v is None or v.bookkeeping or v.kind == "input":
@@ -150,7 +152,7 @@ class _Builder:
         views = []
         for i, step in enumerate(steps, start=1):
             views.append(self._step(i, step, shown))
-        return TraceView(tuple(initial), tuple(views), trace.replayed)
+        return TraceView(tuple(initial), tuple(views), trace.replayed, initial_fired)
 
     def _initial_text(self, name: str, value: str) -> str:
         v = self.vars[name]
@@ -231,7 +233,9 @@ class _Builder:
             fp, f.code, f.kind, severity, f.message, f.rules, f.states, citations, f.resolved,
             f.resolved_by, resolved_quotes, self.trace(f.trace), f.detail,
             self.element_where(first) if first else self.where(None), anchor("f", fp),
-            tuple((r, self.rule_anchor(r)) for r in f.rules))
+            tuple((r, self.rule_anchor(r)) for r in f.rules),
+            tuple((label, view) for label, t in f.outcomes
+                  if (view := self.trace(t)) is not None))
 
     def _citing(self, quotes: tuple[QuoteView, ...]) -> str | None:
         """The spec element that cites the first of `quotes`' sentences (where a term the

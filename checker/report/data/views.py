@@ -72,6 +72,7 @@ class TraceView:
     initial: tuple[Value, ...]      # visible values in the starting situation
     steps: tuple[StepView, ...]
     replayed: bool
+    initial_fired: tuple[str, ...] = ()   # the rules the starting situation's resolution fired
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -148,6 +149,7 @@ class FindingView:
     location: Where
     anchor: str
     rule_anchors: tuple[tuple[str, str | None], ...]   # (rule id, its anchor on the page)
+    outcomes: tuple[tuple[str, TraceView], ...] = ()    # order-dependence: each order's trace
 
 
 @dataclass(frozen=True)

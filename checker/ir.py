@@ -374,6 +374,7 @@ class Element:
     location: Location
     quotes: tuple[str, ...]
     reason: str = ""      # informal entries: why the sentence is not formalized
+    title: str = ""       # the spec's `title:` (empty: the report takes words from the text)
 
 
 @dataclass(frozen=True)

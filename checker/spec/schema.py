@@ -44,6 +44,7 @@ class StateDecl(_Strict):
     stacking: Literal["none", "stack"] | None = None
     model: str | None = None   # a State only one model instance has
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 class VarDecl(_Strict):
@@ -52,6 +53,7 @@ class VarDecl(_Strict):
     init: int | str | list[int | str] | None = None
     scope: Literal["model", "global"] = "model"
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
     @model_validator(mode="after")
     def _one_domain(self) -> VarDecl:
@@ -69,6 +71,7 @@ class EventDecl(_Strict):
     do: list[str] = []
     scope: Literal["model", "global"] = "model"
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 class RuleDecl(_Strict):
@@ -79,6 +82,7 @@ class RuleDecl(_Strict):
     repeat_while: str | None = None
     tags: list[str] = []          # kinds of effect an ordering rule can name (`removal`)
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 class PreventDecl(_Strict):
@@ -86,6 +90,7 @@ class PreventDecl(_Strict):
     when: str = "true"
     blocks: list[str]
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 class ConstraintDecl(_Strict):
@@ -96,6 +101,7 @@ class ConstraintDecl(_Strict):
     must: dict[str, str] | None = None
     overrides: list[str] = []
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 class FactDecl(_Strict):
@@ -104,12 +110,14 @@ class FactDecl(_Strict):
     set: dict[str, str]
     overrides: list[str] = []
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 class StatDecl(_Strict):
     base: int
     round: Literal["down", "up"] = "down"
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 class ModifierDecl(_Strict):
@@ -118,6 +126,7 @@ class ModifierDecl(_Strict):
     stat: str
     op: str = Field(description="halve | double | add N | set N | cap N | floor N")
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 class StepDecl(_Strict):
@@ -127,6 +136,7 @@ class StepDecl(_Strict):
     forbid: dict[str, list[str]] | None = None
     must: dict[str, str] | None = None
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 class ProcedureDecl(_Strict):
@@ -134,6 +144,7 @@ class ProcedureDecl(_Strict):
     when: str = "true"
     steps: list[StepDecl]
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 class PropertyDecl(_Strict):
@@ -144,6 +155,7 @@ class PropertyDecl(_Strict):
     terminal: str | None = None
     after: str | None = None      # an event: the claim is about the situation right after it
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
     @model_validator(mode="after")
     def _one_kind(self) -> PropertyDecl:
@@ -163,6 +175,7 @@ class RulingDecl(_Strict):
     when: str
     expect: dict[str, str]
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 class MetaDecl(_Strict):
@@ -170,6 +183,7 @@ class MetaDecl(_Strict):
     stacking: Literal["none", "stack"] | None = None
     resolves: Literal["prevent-beats-force", "active-player-orders"] | None = None
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 class RuleSelection(_Strict):
@@ -201,6 +215,7 @@ class OrderingDecl(_Strict):
     tags: list[str] = []
     across_models: bool = False
     cite: Cite
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
     @model_validator(mode="after")
     def _one_form(self) -> OrderingDecl:

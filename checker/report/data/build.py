@@ -12,6 +12,7 @@ from checker.diagnostics import CODES, Location
 from checker.ir import Citation, Ruleset, lvars
 from checker.options import Options
 from checker.report import diagram
+from checker.report.data.causes import Context, build_causes
 from checker.report.data.views import (
     USER_KINDS,
     Change,
@@ -313,18 +314,25 @@ def _ruleset_view(checked: CheckedRuleset, options: Options, base: Path,
                             for p in result.properties
                             if p.kind == "state-reachable" and p.status is Status.VIOLATED)
     dview, states_of = b.diagram(unreachable)
+    terminal = frozenset(s for p in checked.ruleset.system.properties
+                         if p.kind == "terminal" for s in p.states)
+    ctx = Context(checked.ruleset, b.quotes, b.rule_anchor, b.element_where, terminal)
+    causes = build_causes(ctx, findings)
+    open_causes = tuple(c for c in causes if not c.resolved)
     counts = Counts(
         len(properties),
         sum(1 for p in properties if p.status is Status.PROVED),
         sum(1 for p in properties if p.status is Status.VIOLATED),
         sum(1 for p in properties if p.status is Status.UNKNOWN),
         sum(1 for f in findings if not f.resolved),
-        sum(1 for f in findings if f.resolved))
+        sum(1 for f in findings if f.resolved),
+        len(open_causes), sum(1 for c in open_causes if c.severity == "error"))
     r = checked.ruleset
     return RulesetView(
         r.id, r.title, page, b.spec_file, b.source_file, properties, findings,
         b.coverage_view(findings), b.elements(states_of), dview, counts,
-        result.seconds if options.timings else None)
+        result.seconds if options.timings else None, open_causes,
+        tuple(c for c in causes if c.resolved))
 
 
 class _Unlinked(_Builder):

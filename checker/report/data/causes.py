@@ -1,0 +1,361 @@
+"""Root causes: the findings that share one cause, told as one card (`CauseView`).
+
+Findings share a cause when they name the same rules (the same clash for every model
+instance, or the same rules under two kinds), or when they are a family of obligations ×
+prohibitions that one precedence sentence would settle (one matrix card). The findings
+underneath are kept one by one (fingerprints, baselines, SARIF and JSON do not change).
+Headlines speak the rulebook's words: element titles (the spec's `title:`, or the heading
+the cited sentence is under), States and events, never variable dumps.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from checker.ir import Ruleset
+from checker.report import advice
+from checker.report.data.views import (
+    CauseView,
+    FindingView,
+    MatrixView,
+    QuoteView,
+    SideView,
+    TraceView,
+    Where,
+)
+
+MIN_MATRIX = 4            # forbidden-obligation causes that make a family one matrix card
+STORY_STEPS = 4           # steps of a trace told on the card (the rest: in the trace table)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the causes are built from: the ruleset and the builder's lookups."""
+
+    ruleset: Ruleset
+    quotes: Callable[[str], tuple[QuoteView, ...]]
+    rule_anchor: Callable[[str], str | None]
+    element_where: Callable[[str], Where]
+    terminal: frozenset[str]            # terminal States (a model's survival)
+
+
+# ============================================================================ titles
+
+def _humanize(ident: str) -> str:
+    words = re.sub(r"^[a-z]+:", "", ident).replace("-", " ").replace("_", " ").strip()
+    return words[:1].upper() + words[1:]
+
+
+def heading_of(ruleset: Ruleset, line: int) -> str:
+    """The nearest rulebook heading at or above `line` ("" when none)."""
+    best = ""
+    for s in ruleset.source.sentences:
+        if s.line > line:
+            break
+        if s.kind == "heading":
+            best = s.text
+    return best
+
+
+def _short(quote: str, words: int = 6) -> str:
+    parts = quote.split()
+    return " ".join(parts[:words]) + (" …" if len(parts) > words else "")
+
+
+def comment_of(ruleset: Ruleset, line: int) -> str:
+    """The YAML comments on the spec element starting at `line`: the comment lines right
+    above it and the comments inside its block."""
+    lines = ruleset.spec_text.splitlines()
+    if not 1 <= line <= len(lines):
+        return ""
+    above: list[str] = []
+    k = line - 2
+    while k >= 0 and lines[k].strip().startswith("#"):
+        above.insert(0, lines[k].strip().lstrip("#").strip())
+        k -= 1
+    first = lines[line - 1]
+    indent = len(first) - len(first.lstrip(" -"))
+    inside: list[str] = []
+    for k, text in enumerate(lines[line - 1:], start=line):
+        body = text.strip()
+        if k > line and body and (len(text) - len(text.lstrip(" -")) < indent
+                                  or text.lstrip().startswith("- ") and
+                                  len(text) - len(text.lstrip()) <= indent - 2):
+            break
+        if "#" in text and not body.startswith("#"):
+            at = text.find(" #")
+            if at >= 0 and text[:at].count('"') % 2 == 0 and text[:at].count("'") % 2 == 0:
+                inside.append(text[at + 2:].strip())
+        elif body.startswith("#") and k > line:
+            inside.append(body.lstrip("#").strip())
+    return " ".join(c for c in above + inside if c and not c.startswith("yaml-language"))
+
+
+def side(ctx: Context, element: str) -> SideView:
+    el = ctx.ruleset.elements.get(element)
+    quotes = ctx.quotes(element)
+    q = quotes[0] if quotes else None
+    heading = heading_of(ctx.ruleset, q.line) if q else ""
+    row = _row_name(ctx.ruleset, q.quote, q.line) if q else ""
+    if el is not None and el.title:
+        title = el.title
+    elif row:
+        title = row
+    elif heading and q is not None and _norm(heading) != _norm(q.quote):
+        title = heading
+    elif q is not None:
+        title = _short(q.quote)
+    else:
+        title = _humanize(element)
+    where = ctx.element_where(element)
+    return SideView(element, title, heading, q.quote if q else "", q.line if q else None,
+                    ctx.rule_anchor(element), comment_of(ctx.ruleset, where.line), where)
+
+
+def _row_name(ruleset: Ruleset, quote: str, line: int) -> str:
+    """The first cell of the table row `quote` is in ("" when it is not in a row)."""
+    for s in ruleset.source.sentences:
+        if s.line == line and s.kind == "row":
+            return s.text.split("\t", 1)[0].strip()
+    return ""
+
+
+def event_title(ruleset: Ruleset, event: str) -> str:
+    """An event instance in words: its `title:`, or its id as words ("Become shrouded")."""
+    element, _, model = event.partition("@")
+    el = ruleset.elements.get(element)
+    words = el.title if el is not None and el.title else _humanize(element)
+    return f"{words} ({model})" if model else words
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\W+", " ", text).strip().lower()
+
+
+def _distinct(sides: list[SideView]) -> list[SideView]:
+    """Sides whose titles collide get a few words of their quote added."""
+    seen: dict[str, int] = {}
+    for s in sides:
+        seen[s.title] = seen.get(s.title, 0) + 1
+    out = []
+    for s in sides:
+        if seen[s.title] > 1 and s.quote:
+            out.append(SideView(s.element, f"{s.title}: {_short(s.quote, 5)}", s.heading,
+                                s.quote, s.line, s.anchor, s.comment, s.location))
+        else:
+            out.append(s)
+    return out
+
+
+# ============================================================================ grouping
+
+def _key(f: FindingView) -> tuple[str, ...]:
+    if advice.tier(f.kind) == "warning":
+        return (f.kind, *sorted(f.rules), "|", *sorted(f.states))
+    return tuple(sorted({r.split("@", 1)[0] for r in f.rules}))
+
+
+def _models(f: FindingView) -> set[str]:
+    found = set(re.findall(r"model '([^']+)'", f.message))
+    for r in f.rules:
+        if "@" in r:
+            found.add(r.split("@", 1)[1])
+    return found
+
+
+def build_causes(ctx: Context, findings: tuple[FindingView, ...]) -> tuple[CauseView, ...]:
+    """The root causes of `findings` (open and resolved apart), most severe first."""
+    groups: dict[tuple[bool, tuple[str, ...]], list[FindingView]] = {}
+    for f in findings:
+        groups.setdefault((f.resolved, _key(f)), []).append(f)
+    causes = [_cause(ctx, group) for group in groups.values()]
+    causes = _families(ctx, causes)
+    causes.sort(key=lambda c: (c.resolved, advice.TIERS.index(c.tier), -c.situations,
+                               c.headline))
+    return tuple(_ranked(c, i) for i, c in enumerate(causes))
+
+
+def _ranked(c: CauseView, rank: int) -> CauseView:
+    from dataclasses import replace
+    return replace(c, rank=rank)
+
+
+def _cause(ctx: Context, group: list[FindingView]) -> CauseView:
+    first = group[0]
+    kinds = tuple(dict.fromkeys(f.kind for f in group))
+    rules = tuple(sorted({r.split("@", 1)[0] for f in group for r in f.rules}))
+    states = tuple(sorted({s for f in group for s in f.states}))
+    terminal = bool(set(states) & ctx.terminal) or any(
+        t in v for f in group for _, v in f.detail for t in ctx.terminal)
+    tier = advice.tier(kinds[0], terminal=terminal)
+    sides = _distinct([side(ctx, r) for r in rules if r in ctx.ruleset.elements])
+    titles = [s.title for s in sides] or [_humanize(r) for r in rules]
+    kind = kinds[0]
+    tip = advice.advice(kind)
+    a, b = (titles + [""])[:2]
+    models = tuple(sorted(set().union(*(_models(f) for f in group))))
+    outcomes = tuple((k, v) for f in group[:1] for k, v in f.detail
+                     if k.startswith(("order ", "reading ")))
+    story, hidden = _story(first.trace)
+    return CauseView(
+        anchor="c-" + first.fingerprint, tier=tier, tier_label=advice.TIER_LABELS[tier],
+        rank=0, severity=first.severity, kinds=kinds,
+        codes=tuple(dict.fromkeys(f.code for f in group)),
+        headline=_headline(ctx, kind, titles, first, states),
+        impact=_impact(kind, tier, terminal),
+        situation=_situation(ctx, first, states), sides=tuple(sides), outcomes=outcomes,
+        decision=tip.decision, errata=advice.errata(kind, a, b), options=tip.options,
+        findings=tuple(group), models=models, states=states, rules=rules, matrix=None,
+        story=story, hidden_steps=hidden, resolved=first.resolved,
+        location=first.location)
+
+
+def _headline(ctx: Context, kind: str, titles: list[str], f: FindingView,
+              states: tuple[str, ...]) -> str:
+    pair = " vs ".join(titles[:3]) + (" …" if len(titles) > 3 else "")
+    when = _when(ctx, f)
+    lead = f"{pair}: {when}, " if when else f"{pair}: "
+    if kind == "order-dependence":
+        ends = _outcome_states(f)
+        if len(ends) == 2:
+            return f"{lead}which resolves first — does the model end up {ends[0]} or {ends[1]}?"
+        return f"{lead}which resolves first? The result depends on it."
+    if kind == "forbidden-obligation":
+        return f"{lead}one rule says the model must, another that it cannot — which wins?"
+    if kind == "fact-contradiction":
+        return f"{lead}the rules say opposite things — which applies?"
+    if kind == "no-legal-action":
+        held = " and ".join(states)
+        who = f"a {held} model" if held else "the model"
+        return f"{lead}what may {who} do? Every choice is forbidden."
+    if kind == "ambiguity":
+        return f"{lead}the sentence has two readings that play differently — which is meant?"
+    if kind == "undefined-reference" and f.states:
+        return f"“{f.states[0]}” is used but never defined ({titles[0] if titles else ''})"
+    if kind == "unreachable-state" and f.states:
+        return f"No rule or event ever makes a model {f.states[0]}"
+    if kind == "dead-rule" and titles:
+        return f"{titles[0]}: this rule can never apply"
+    return f"{pair}: {_registry_title(kind)}" if titles else _registry_title(kind)
+
+
+def _registry_title(kind: str) -> str:
+    from checker.diagnostics import FINDINGS
+    code = FINDINGS.get(kind)
+    return code.title if code is not None else kind.replace("-", " ")
+
+
+def _when(ctx: Context, f: FindingView) -> str:
+    """The moment of the finding in words: the event of the trace's last step."""
+    if f.trace is None or not f.trace.steps:
+        return ""
+    step = f.trace.steps[-1]
+    m = re.match(r"(.+) phase begins$", step.text)
+    if m:
+        return f"at the start of the {m.group(1).replace('-', ' ').title()} Phase"
+    return f"after “{event_title(ctx.ruleset, step.event)}”"
+
+
+def _outcome_states(f: FindingView) -> list[str]:
+    """For two orders, the States that differ between their outcomes (one word each)."""
+    outs = [v for k, v in f.detail if k.startswith("order ")]
+    if len(outs) != 2:
+        return []
+    a, b = (set(re.findall(r"\b([A-Z][a-z]+)=1\b|\b[a-z]+\.([A-Z][a-z]+)=1", o)) for o in outs)
+    fa = {x or y for x, y in a}
+    fb = {x or y for x, y in b}
+    only_a, only_b = sorted(fa - fb), sorted(fb - fa)
+    if only_a or only_b:
+        return [" and ".join(only_a) or "not " + " and ".join(only_b),
+                " and ".join(only_b) or "not " + " and ".join(only_a)]
+    return []
+
+
+def _impact(kind: str, tier: str, terminal: bool) -> str:
+    if tier == "game-breaking":
+        if terminal:
+            return "a model lives or dies depending on this"
+        if kind in ("order-dependence",):
+            return "the result depends on the order effects resolve"
+        return "the outcome of play depends on it"
+    return {"contradiction": "the rules contradict each other",
+            "no-legal-action": "a model is left with no legal action",
+            "restatement": "two places in the text say different things"}.get(tier, "")
+
+
+def _situation(ctx: Context, f: FindingView, states: tuple[str, ...]) -> str:
+    parts = []
+    if states:
+        parts.append(f"a model is {' and '.join(states)}")
+    when = _when(ctx, f)
+    if when:
+        parts.append(when)
+    return ", ".join(parts)
+
+
+def _story(trace: TraceView | None) -> tuple[tuple[str, ...], int]:
+    """The trace as steps of play: each event in its own words with what it changed; steps
+    that change nothing but the phase are left out."""
+    if trace is None:
+        return (), 0
+    out: list[str] = []
+    hidden = 0
+    for s in trace.steps:
+        changes = [c.text for c in s.changes if "phase" not in c.name]
+        if not changes and s is not trace.steps[-1]:
+            hidden += 1
+            continue
+        text = s.text[:1].upper() + s.text[1:]
+        rolled = [f"{n} = {v}" for n, v in s.inputs if n in {c.name for c in s.changes}]
+        line = text + (f" (rolled {', '.join(rolled)})" if rolled else "")
+        out.append(line + (": " + ", ".join(changes[:4]) if changes else "") + ".")
+    if len(out) > STORY_STEPS:
+        hidden += len(out) - STORY_STEPS
+        out = out[-STORY_STEPS:]
+    return tuple(out), hidden
+
+
+# ============================================================================ families
+
+def _families(ctx: Context, causes: list[CauseView]) -> list[CauseView]:
+    """Open forbidden-obligation causes that are one "must" against one "cannot" become one
+    matrix card when there are at least `MIN_MATRIX` of them."""
+    must = {c.source for c in ctx.ruleset.system.constraints if c.kind == "must"}
+    family = [c for c in causes if not c.resolved and c.kinds == ("forbidden-obligation",)
+              and len(c.rules) == 2 and len(set(c.rules) & must) == 1]
+    if len(family) < MIN_MATRIX:
+        return causes
+    rows = sorted({r for c in family for r in c.rules if r in must})
+    cols = sorted({r for c in family for r in c.rules if r not in must})
+    title = {s.element: s.title for c in family for s in c.sides}
+    cells = tuple(tuple(tuple(f.anchor for c in family if set(c.rules) == {r, k}
+                              for f in c.findings) for k in cols) for r in rows)
+    findings = tuple(f for c in family for f in c.findings)
+    first = family[0]
+    tip = advice.advice("forbidden-obligation")
+    rt = [title.get(r, _humanize(r)) for r in rows]
+    ct = [title.get(k, _humanize(k)) for k in cols]
+    headline = (f"{_list(rt)} clash with {_list(ct)}: the text never says whether a "
+                "“must” or a “cannot” wins")
+    matrix = CauseView(
+        anchor="c-" + first.findings[0].fingerprint, tier=first.tier,
+        tier_label=first.tier_label, rank=0, severity=first.severity,
+        kinds=("forbidden-obligation",), codes=first.codes, headline=headline,
+        impact=f"{len(findings)} findings, 1 missing rule",
+        situation="a rule says a model must do something another rule says it cannot do",
+        sides=(), outcomes=(), decision=tip.decision, errata=tip.errata, options=tip.options,
+        findings=findings, models=tuple(sorted({m for c in family for m in c.models})),
+        states=tuple(sorted({s for c in family for s in c.states})),
+        rules=tuple(rows + cols),
+        matrix=MatrixView(tuple(zip(rows, rt, strict=True)),
+                          tuple(zip(cols, ct, strict=True)), cells),
+        story=(), hidden_steps=0, resolved=False, location=first.location)
+    rest = [c for c in causes if c not in family]
+    return [matrix, *rest]
+
+
+def _list(names: list[str], most: int = 4) -> str:
+    shown = ", ".join(names[:most])
+    return f"{len(names)} rules ({shown}{', …' if len(names) > most else ''})"

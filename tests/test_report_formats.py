@@ -173,19 +173,55 @@ def render_terminal(data: ReportData, stream: io.StringIO) -> str:
 def test_terminal_summary_and_diagnostic_lines(data: ReportData) -> None:
     out = render_terminal(data, io.StringIO())
     lines = out.splitlines()
+    # the demo: 3 open findings, each its own root cause (2 errors, 1 warning), 1 resolved
     assert lines[0].startswith("demo     25 properties: 21 proved, 3 violated, 1 unknown · "
-                               "4 findings (1 resolved by the text) · formalized 10 · informal 1 · "
+                               "2 problems, 1 warning (3 findings, 1 resolved by the text) · "
                                "uncovered 126")
-    assert ("tests/fixtures/report/demo.yaml:81:5: error[RP501]: violated: 'always hp >= 1' — "
-            "after 2 steps: hp 1 → 0, becomes Crouched, becomes Incapacitated") in lines
+    assert lines[2] == "Problems to fix, most severe first:"
+    # a broken promise first, clipped to one line
+    assert lines[3].startswith("tests/fixtures/report/demo.yaml:81:5: error[RP501]: violated: "
+                               "'always hp >= 1' — after 2 steps")
+    # the order dependence (game-breaking) before the contradiction
+    rp404 = next(i for i, line in enumerate(lines) if "error[RP404]" in line)
+    rp401 = next(i for i, line in enumerate(lines) if "error[RP401]" in line)
+    assert rp404 < rp401
+    assert "Crouched vs Incapacitated" in lines[rp404]     # titles, not rule ids
+    # errors before warnings, the unknown says what to try
+    warn = lines.index("Warnings:")
+    assert all("error[" not in line for line in lines[warn:])
     assert any(re.match(r"^tests/fixtures/report/demo\.yaml:\d+:\d+: warning\[RP502\]: "
-                        r"unknown: ", line) for line in lines)
-    assert any(line.startswith("tests/fixtures/report/demo.yaml:67:5: error[RP401]: ")
+                        r"unknown: .* — try a larger --timeout or --node-budget$", line)
                for line in lines)
+    assert lines[-3].startswith("total: 2 problems, 2 broken promises, 2 warnings, 1 unknown")
+    assert lines[-2] == ("start here: the broken promise 'always hp >= 1' — "
+                         "reports/demo.html#p-hp-positive")
+    assert lines[-1] == "report: reports/index.html"
+    assert all(len(line) <= terminal.WIDTH for line in lines[2:-1])
+    assert "\x1b[" not in out
+
+
+def test_terminal_verbose_lists_every_finding_with_quotes(data: ReportData) -> None:
+    stream = io.StringIO()
+    terminal.print_report(data, terminal.console_for(stream), [], verbose=True)
+    lines = stream.getvalue().splitlines()
     assert '    blinded-no-los: "The model has no Line of Sight (except to itself)." ' \
            "(seeds/eldfall-states.txt:38)" in lines
-    assert lines[-1] == "report: reports/index.html"
-    assert "\x1b[" not in out
+    assert any(line.startswith("    what to do: The text must say which happens first.")
+               for line in lines)
+
+
+def test_plain_progress_prints_a_line_while_a_check_runs() -> None:
+    stream = io.StringIO()
+    with terminal.PlainProgress(stream, every=0.05) as live:
+        import time
+
+        live.update("demo", "hp-positive", 1, 3)
+        time.sleep(0.3)
+    assert "checking demo: hp-positive (1/3, " in stream.getvalue()
+    quiet = io.StringIO()
+    with terminal.PlainProgress(quiet, every=10.0) as live:
+        live.update("demo", "hp-positive", 1, 3)
+    assert quiet.getvalue() == ""          # a short check prints nothing
 
 
 def test_terminal_colours_only_a_terminal(data: ReportData, monkeypatch:
@@ -197,7 +233,9 @@ def test_terminal_colours_only_a_terminal(data: ReportData, monkeypatch:
 
 
 def test_terminal_never_reads_spec_text_as_markup(hostile: ReportData) -> None:
-    out = render_terminal(hostile, io.StringIO())
+    stream = io.StringIO()
+    terminal.print_report(hostile, terminal.console_for(stream), [], verbose=True)
+    out = stream.getvalue()
     assert "rule-<script>alert(3)</script>" in out
     assert "\x07" not in out and "\x1b" not in out and "\\x07" in out
 

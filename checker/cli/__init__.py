@@ -74,6 +74,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--strict", action="store_true",
                    help="also fail on warnings (dead rules, unreachable States, ...)")
     c.add_argument("--no-color", action="store_true", help="plain terminal output")
+    c.add_argument("--verbose", "-v", action="store_true",
+                   help="list every finding under its root cause, with quotes and traces")
     c.add_argument("--watch", action="store_true",
                    help="re-check on every save of a spec or rulebook file, printing only "
                    "what changed (Ctrl-C stops)")
@@ -215,14 +217,16 @@ def _check(args: argparse.Namespace) -> int:
 
         accepted = baseline.load(args.baseline)
     from checker.report import render_all
-    from checker.report.terminal import TerminalProgress
+    from checker.report.terminal import PlainProgress, TerminalProgress
 
-    with TerminalProgress(enabled=color) as progress:
-        run = check(args.paths, options, progress=progress.update, rulesets=rulesets)
+    live = TerminalProgress(enabled=True) if color else PlainProgress()
+    with live:
+        run = check(args.paths, options, progress=live.update, rulesets=rulesets)
     from checker.report.render import Outputs
 
     outputs = Outputs(html=args.html, json=args.json, sarif=args.sarif, junit=args.junit,
-                      accepted=frozenset(e.fingerprint for e in accepted or ()))
+                      accepted=frozenset(e.fingerprint for e in accepted or ()),
+                      verbose=args.verbose)
     tee = _Tee(sys.stdout)
     with contextlib.redirect_stdout(tee):
         render_all(run, options, outputs, color=color)

@@ -132,6 +132,8 @@ def _parser() -> argparse.ArgumentParser:
     x = sub.add_parser("explain-code", help="explain a diagnostic code (RP403): what it "
                        "means, an example, how to fix it")
     x.add_argument("code", metavar="CODE", help="a code such as RP403")
+    from checker.cli.merge import add_parser as add_merge
+    add_merge(sub)
     v = sub.add_parser("validate", help="only load and validate specs (no verification)")
     v.add_argument("paths", nargs="*", type=Path, default=[Path("spec")])
     return p
@@ -149,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
                     "validate": text_commands.validate, "drift": text_commands.drift,
                     "export": text_commands.export, "query": text_commands.query,
                     "init": text_commands.init, "baseline": _baseline, "diff": _diff,
-                    "lsp": _lsp, "explain": text_commands.explain}
+                    "lsp": _lsp, "explain": text_commands.explain, "merge": _merge}
         return commands.get(args.command, _check)(args)
     except SpecError as exc:
         for d in exc.diagnostics:
@@ -248,6 +250,11 @@ def _check(args: argparse.Namespace) -> int:
         record_run(key, read + ([args.baseline] if args.baseline else []), wrote,
                    "".join(tee.parts), code)
     return code
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from checker.cli.merge import merge
+    return merge(args, _exit_code)
 
 
 def _lsp(args: argparse.Namespace) -> int:

@@ -26,8 +26,11 @@ class JsonReporter:
     report_type = "json"
 
     def render(self, data: ReportData) -> str:
-        doc = {"format_version": FORMAT_VERSION,
-               "rulesets": [self._ruleset(r, data.timings) for r in data.rulesets]}
+        doc: dict[str, Any] = {
+            "format_version": FORMAT_VERSION,
+            "rulesets": [self._ruleset(r, data.timings) for r in data.rulesets]}
+        if data.provenance:
+            doc["run"] = {**data.provenance, "rulesets": list(data.results)}
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
     def _ruleset(self, r: RulesetView, timings: bool) -> dict[str, Any]:

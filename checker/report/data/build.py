@@ -3,10 +3,12 @@ clock), the same run gives the same data; the words come from `checker.report.wo
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from checker.diagnostics import CODES, Location
 from checker.ir import Citation, Ruleset, lvars
@@ -37,6 +39,7 @@ from checker.report.data.views import (
 )
 from checker.report.wording import explanation, property_message, status_label, tone
 from checker.results import FINDING_KINDS, Finding, PropertyResult, Status, Step, Trace
+from checker.results.codec import ruleset_result_to
 from checker.results.coverage import Coverage
 from checker.results.run import CheckedRuleset, Run
 
@@ -53,7 +56,27 @@ def build_report(run: Run, options: Options, *, base: Path | None = None) -> Rep
     totals = Counts()
     for v in views:
         totals = totals + v.counts
-    return ReportData(tuple(views), options.timings, totals)
+    return ReportData(tuple(views), options.timings, totals, _provenance(options),
+                      tuple(_results(c, root, options.timings) for c in run.checked))
+
+
+def _provenance(options: Options) -> dict[str, Any]:
+    from checker.plan.store import code_version, options_key
+    return {"code": code_version(), "options": options_key(options),
+            "shard": list(options.shard)}
+
+
+def _results(checked: CheckedRuleset, base: Path, timings: bool) -> dict[str, Any]:
+    r = checked.ruleset
+    raw = ruleset_result_to(checked.result)
+    if not timings:         # the same input gives the same JSON, byte for byte
+        raw["seconds"] = 0.0
+        for p in raw["properties"]:
+            p["seconds"] = 0.0
+    return {"id": r.id, "file": relative(r.spec_file, base),
+            "spec_sha256": hashlib.sha256(r.spec_text.encode()).hexdigest(),
+            "source_sha256": hashlib.sha256(r.source.text.encode()).hexdigest(),
+            "results": raw}
 
 
 def anchor(prefix: str, ident: str) -> str:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from checker.diagnostics import CODES, Location
 from checker.report.wording import KIND_TITLES
@@ -334,3 +335,7 @@ class ReportData:
     rulesets: tuple[RulesetView, ...]
     timings: bool
     totals: Counts
+    # what `ruleproof merge` joins shards by: the code version, the options, the shard,
+    # and per ruleset its spec and text hashes and its raw results (checker.results.codec)
+    provenance: dict[str, Any] = field(default_factory=dict, compare=False)
+    results: tuple[dict[str, Any], ...] = field(default=(), compare=False)

@@ -29,7 +29,8 @@ class JsonReporter:
         doc: dict[str, Any] = {
             "format_version": FORMAT_VERSION,
             "rulesets": [self._ruleset(r, data.timings) for r in data.rulesets]}
-        if data.provenance:
+        if data.provenance and data.provenance.get("shard", [1, 1])[1] > 1:
+            # a shard's report: what `ruleproof merge` joins it with the others by
             doc["run"] = {**data.provenance, "rulesets": list(data.results)}
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 

@@ -33,6 +33,7 @@ from checker.report.data import (
     ReportData,
     RulesetView,
 )
+from checker.report.advice import TIERS
 from checker.report.data.views import CauseView
 from checker.report.wording import steps_text
 from checker.results import Status
@@ -103,7 +104,7 @@ class TerminalReporter:
             self.console.print(Text("Problems to fix, most severe first:", "bold"))
         for r, p in bad:
             self._property(p)
-        errors.sort(key=lambda rc: rc[1].rank)
+        errors.sort(key=lambda rc: (TIERS.index(rc[1].tier), -rc[1].situations))
         for r, c in errors:
             self._cause(r, c)
         if unknown or warnings:

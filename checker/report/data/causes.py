@@ -134,15 +134,26 @@ def _norm(text: str) -> str:
     return re.sub(r"\W+", " ", text).strip().lower()
 
 
-def _distinct(sides: list[SideView]) -> list[SideView]:
-    """Sides whose titles collide get a few words of their quote added."""
+def _distinct(ruleset: Ruleset, sides: list[SideView]) -> list[SideView]:
+    """Sides whose titles collide are told apart by the States their quotes name (or, when
+    they name none, by a few words of the quote)."""
     seen: dict[str, int] = {}
     for s in sides:
         seen[s.title] = seen.get(s.title, 0) + 1
+    names = {v.state for v in ruleset.system.vars if v.state}
     out = []
     for s in sides:
         if seen[s.title] > 1 and s.quote:
-            out.append(SideView(s.element, f"{s.title}: {_short(s.quote, 5)}", s.heading,
+            words = set(re.findall(r"[A-Z][a-z]+", s.title))
+            named = [w for w in dict.fromkeys(re.findall(r"[A-Z][a-z]+", s.quote))
+                     if w in names and w not in words]
+            same = [x.quote.split() for x in sides if x.title == s.title and x.quote]
+            common = 0
+            while all(len(q) > common + 1 and q[common] == same[0][common] for q in same):
+                common += 1
+            rest = " ".join(s.quote.split()[common:]).rstrip(".")
+            extra = " and ".join(named[:2]) if named and common == 0 else _short(rest, 5)
+            out.append(SideView(s.element, f"{s.title} ({extra})", s.heading,
                                 s.quote, s.line, s.anchor, s.comment, s.location))
         else:
             out.append(s)
@@ -190,13 +201,14 @@ def _cause(ctx: Context, group: list[FindingView]) -> CauseView:
     terminal = bool(set(states) & ctx.terminal) or any(
         t in v for f in group for _, v in f.detail for t in ctx.terminal)
     tier = advice.tier(kinds[0], terminal=terminal)
-    sides = _distinct([side(ctx, r) for r in rules if r in ctx.ruleset.elements])
+    sides = _distinct(ctx.ruleset, [side(ctx, r) for r in rules if r in ctx.ruleset.elements])
     titles = [s.title for s in sides] or [_humanize(r) for r in rules]
     kind = kinds[0]
     tip = advice.advice(kind)
     a, b = (titles + [""])[:2]
     models = tuple(sorted(set().union(*(_models(f) for f in group))))
-    outcomes = tuple((k, v) for f in group[:1] for k, v in f.detail
+    outcomes = tuple((k, _words(v, {x.element: x.title for x in sides}))
+                     for f in group[:1] for k, v in f.detail
                      if k.startswith(("order ", "reading ")))
     story, hidden = _story(first.trace)
     return CauseView(
@@ -258,19 +270,47 @@ def _when(ctx: Context, f: FindingView) -> str:
     return f"after “{event_title(ctx.ruleset, step.event)}”"
 
 
+def _words(text: str, titles: dict[str, str]) -> str:
+    """An outcome in words: rule ids as their titles, `X=1` as "X", `X=0` as "not X",
+    `hp=2` as "hp 2", the sequence arrows as "then"."""
+    for ident, title in sorted(titles.items(), key=lambda kv: -len(kv[0])):
+        text = re.sub(rf"(?<![\w-]){re.escape(ident)}(?![\w-])", title, text)
+    text = re.sub(r"\b(?:(\w+)\.)?([A-Z][A-Za-z]*)=1\b",
+                  lambda m: (f"{m.group(1)} " if m.group(1) else "") + m.group(2), text)
+    text = re.sub(r"\b(?:(\w+)\.)?([A-Z][A-Za-z]*)=0\b",
+                  lambda m: (f"{m.group(1)} " if m.group(1) else "") + "not " + m.group(2),
+                  text)
+    return re.sub(r"\b([a-z][\w.]*)=(\w+)", r"\1 \2", text)
+
+
+def _pairs(outcome: str) -> dict[str, str]:
+    tail = outcome.rsplit(": ", 1)[-1]
+    chain = re.fullmatch(r"(\w+) \d+(?: → \d+)* → (\d+)", tail.strip())
+    if chain:                       # a stat through its modifiers: "strength 5 → 2 → 4"
+        return {chain.group(1): chain.group(2)}
+    return dict(re.findall(r"([\w.]+)=(\w+)", tail))
+
+
 def _outcome_states(f: FindingView) -> list[str]:
-    """For two orders, the States that differ between their outcomes (one word each)."""
+    """For two orders, what differs between their outcomes, in words (one phrase each)."""
     outs = [v for k, v in f.detail if k.startswith("order ")]
     if len(outs) != 2:
         return []
-    a, b = (set(re.findall(r"\b([A-Z][a-z]+)=1\b|\b[a-z]+\.([A-Z][a-z]+)=1", o)) for o in outs)
-    fa = {x or y for x, y in a}
-    fb = {x or y for x, y in b}
-    only_a, only_b = sorted(fa - fb), sorted(fb - fa)
-    if only_a or only_b:
-        return [" and ".join(only_a) or "not " + " and ".join(only_b),
-                " and ".join(only_b) or "not " + " and ".join(only_a)]
-    return []
+    a, b = _pairs(outs[0]), _pairs(outs[1])
+    differ = [n for n in a if n in b and a[n] != b[n]]
+    if not differ:
+        return []
+
+    def said(d: dict[str, str]) -> str:
+        out = []
+        for n in differ[:2]:
+            name = n.split(".", 1)[-1]
+            if name[:1].isupper() and d[n] in ("0", "1"):
+                out.append(name if d[n] == "1" else f"not {name}")
+            else:
+                out.append(f"with {name} {d[n]}")
+        return " and ".join(out)
+    return [said(a), said(b)]
 
 
 def _impact(kind: str, tier: str, terminal: bool) -> str:

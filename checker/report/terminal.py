@@ -165,8 +165,10 @@ class TerminalReporter:
     def _cause(self, r: RulesetView, c: CauseView) -> None:
         n = c.situations
         tail = f" ({n} situations)" if n > 1 else ""
-        self.console.print(self._line(str(c.location), c.severity, "/".join(c.codes),
-                                      c.headline, tail))
+        where, codes = str(c.location), "/".join(c.codes)
+        room = WIDTH - len(where) - len(c.severity) - len(codes) - 6 - len(tail)
+        text = c.headline if len(c.headline) <= room or self.verbose else c.short
+        self.console.print(self._line(where, c.severity, codes, text, tail))
         if self.verbose:
             self.console.print(Text(f"    what to do: {c.decision} e.g. {c.errata}"))
             self.console.print(Text(f"    report: {self.anchor(r, c.anchor)}", "dim"))
@@ -203,7 +205,8 @@ class TerminalReporter:
         tone = "bad" if errors or bad else ("unknown" if unknown else "ok")
         text = Text("total: ", "bold")
         text.append(", ".join(words), STYLES[tone])
-        text.append(f" ({findings} findings) · {t.proved} of {t.properties} properties proved")
+        text.append(f" ({findings} finding{'' if findings == 1 else 's'}) · {t.proved} of "
+                    f"{t.properties} properties proved")
         return text
 
     def _start_here(self, errors: list[tuple[RulesetView, CauseView]], bad: list[object],
@@ -221,8 +224,9 @@ class TerminalReporter:
             return None
         r, c = pick
         link = self.anchor(r, c.anchor)
-        return Text("start here: " + _clip(_clean(c.headline), WIDTH - 16 - len(link))
-                    + f" — {link}")
+        room = WIDTH - 16 - len(link)
+        text = c.headline if len(c.headline) <= room else c.short
+        return Text("start here: " + _clip(_clean(text), room) + f" — {link}")
 
     def anchor(self, r: RulesetView, anchor: str) -> str:
         return f"{self.html}/{r.page}#{anchor}"

@@ -162,10 +162,18 @@ def _distinct(ruleset: Ruleset, sides: list[SideView]) -> list[SideView]:
 
 # ============================================================================ grouping
 
+# kinds whose States name what the finding is about (a State, an undefined term): their
+# findings share a cause only when they name the same
+_NAMED = frozenset({"unreachable-state", "undefined-reference"})
+
+
 def _key(f: FindingView) -> tuple[str, ...]:
-    if advice.tier(f.kind) == "warning":
+    if f.kind in _NAMED:
         return (f.kind, *sorted(f.rules), "|", *sorted(f.states))
     return tuple(sorted({r.split("@", 1)[0] for r in f.rules}))
+
+
+_SEVERITY = {"error": 0, "warning": 1, "note": 2}
 
 
 def _models(f: FindingView) -> set[str]:
@@ -181,6 +189,8 @@ def build_causes(ctx: Context, findings: tuple[FindingView, ...]) -> tuple[Cause
     groups: dict[tuple[bool, tuple[str, ...]], list[FindingView]] = {}
     for f in findings:
         groups.setdefault((f.resolved, _key(f)), []).append(f)
+    for group in groups.values():        # the most severe kind leads the cause
+        group.sort(key=lambda f: _SEVERITY.get(f.severity, 3))
     causes = [_cause(ctx, group) for group in groups.values()]
     causes = _families(ctx, causes)
     causes.sort(key=lambda c: (c.resolved, advice.TIERS.index(c.tier), -c.situations,
@@ -216,6 +226,7 @@ def _cause(ctx: Context, group: list[FindingView]) -> CauseView:
         rank=0, severity=first.severity, kinds=kinds,
         codes=tuple(dict.fromkeys(f.code for f in group)),
         headline=_headline(ctx, kind, titles, first, states),
+        short=_headline(ctx, kind, titles, first, states, moment=False),
         impact=_impact(kind, tier, terminal),
         situation=_situation(ctx, first, states), sides=tuple(sides), outcomes=outcomes,
         decision=tip.decision, errata=advice.errata(kind, a, b), options=tip.options,
@@ -225,9 +236,14 @@ def _cause(ctx: Context, group: list[FindingView]) -> CauseView:
 
 
 def _headline(ctx: Context, kind: str, titles: list[str], f: FindingView,
-              states: tuple[str, ...]) -> str:
+              states: tuple[str, ...], *, moment: bool = True) -> str:
+    """The situation, then the question; `moment`: with the moment it happens."""
     pair = " vs ".join(titles[:3]) + (" …" if len(titles) > 3 else "")
-    when = _when(ctx, f)
+    heads = {t.split(" (", 1)[0] for t in titles}
+    if len(titles) > 1 and len(heads) == 1 and all(t.endswith(")") for t in titles):
+        inner = [t.split(" (", 1)[1][:-1] for t in titles]      # one heading, two sentences
+        pair = f"{heads.pop()}: " + " vs ".join(f"“{x}”" for x in inner[:3])
+    when = _when(ctx, f) if moment else ""
     lead = f"{pair}: {when}, " if when else f"{pair}: "
     if kind == "order-dependence":
         ends = _outcome_states(f)
@@ -383,6 +399,7 @@ def _families(ctx: Context, causes: list[CauseView]) -> list[CauseView]:
         anchor="c-" + first.findings[0].fingerprint, tier=first.tier,
         tier_label=first.tier_label, rank=0, severity=first.severity,
         kinds=("forbidden-obligation",), codes=first.codes, headline=headline,
+        short=headline,
         impact=f"{len(findings)} findings, 1 missing rule",
         situation="a rule says a model must do something another rule says it cannot do",
         sides=(), outcomes=(), decision=tip.decision, errata=tip.errata, options=tip.options,

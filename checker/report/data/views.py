@@ -187,6 +187,7 @@ class CauseView:
     kinds: tuple[str, ...]
     codes: tuple[str, ...]
     headline: str                   # the situation, then the question
+    short: str                      # the headline without the moment (for one line)
     impact: str                     # what is at stake, in a few words
     situation: str                  # "When: ..."
     sides: tuple[SideView, ...]

@@ -214,8 +214,9 @@ class TerminalReporter:
                     ) -> Text | None:
         if bad:
             r, p = bad[0]  # type: ignore[misc]
-            return Text(f"start here: the broken promise '{_clean(p.claim)}' — "
-                        f"{self.anchor(r, p.anchor)}")
+            link = self.anchor(r, p.anchor)
+            claim = _clip(_clean(p.claim), WIDTH - 40 - len(link))
+            return Text(f"start here: the broken promise '{claim}' — {link}")
         pick = errors[0] if errors else (warnings[0] if warnings else None)
         if pick is None:
             if unknown:
@@ -225,7 +226,7 @@ class TerminalReporter:
         r, c = pick
         link = self.anchor(r, c.anchor)
         room = WIDTH - 16 - len(link)
-        text = c.headline if len(c.headline) <= room else c.short
+        text = next((t for t in (c.headline, c.short) if len(t) <= room), c.subject)
         return Text("start here: " + _clip(_clean(text), room) + f" — {link}")
 
     def anchor(self, r: RulesetView, anchor: str) -> str:

@@ -227,6 +227,7 @@ def _cause(ctx: Context, group: list[FindingView]) -> CauseView:
         codes=tuple(dict.fromkeys(f.code for f in group)),
         headline=_headline(ctx, kind, titles, first, states),
         short=_headline(ctx, kind, titles, first, states, moment=False),
+        subject=_subject(titles),
         impact=_impact(kind, tier, terminal),
         situation=_situation(ctx, first, states), sides=tuple(sides), outcomes=outcomes,
         decision=tip.decision, errata=advice.errata(kind, a, b), options=tip.options,
@@ -235,14 +236,19 @@ def _cause(ctx: Context, group: list[FindingView]) -> CauseView:
         location=first.location)
 
 
-def _headline(ctx: Context, kind: str, titles: list[str], f: FindingView,
-              states: tuple[str, ...], *, moment: bool = True) -> str:
-    """The situation, then the question; `moment`: with the moment it happens."""
+def _subject(titles: list[str]) -> str:
     pair = " vs ".join(titles[:3]) + (" …" if len(titles) > 3 else "")
     heads = {t.split(" (", 1)[0] for t in titles}
     if len(titles) > 1 and len(heads) == 1 and all(t.endswith(")") for t in titles):
         inner = [t.split(" (", 1)[1][:-1] for t in titles]      # one heading, two sentences
         pair = f"{heads.pop()}: " + " vs ".join(f"“{x}”" for x in inner[:3])
+    return pair
+
+
+def _headline(ctx: Context, kind: str, titles: list[str], f: FindingView,
+              states: tuple[str, ...], *, moment: bool = True) -> str:
+    """The situation, then the question; `moment`: with the moment it happens."""
+    pair = _subject(titles)
     when = _when(ctx, f) if moment else ""
     lead = f"{pair}: {when}, " if when else f"{pair}: "
     if kind == "order-dependence":
@@ -376,41 +382,75 @@ def _story(trace: TraceView | None) -> tuple[tuple[str, ...], int]:
 # ============================================================================ families
 
 def _families(ctx: Context, causes: list[CauseView]) -> list[CauseView]:
-    """Open forbidden-obligation causes that are one "must" against one "cannot" become one
-    matrix card when there are at least `MIN_MATRIX` of them."""
+    """Open two-rule clashes of one family become one matrix card when there are at least
+    `MIN_MATRIX` of them: "must" × "cannot" (forbidden obligations, and the no-legal-action
+    clashes of a "must"), then the permissions and restrictions that leave no legal action."""
     must = {c.source for c in ctx.ruleset.system.constraints if c.kind == "must"}
-    family = [c for c in causes if not c.resolved and c.kinds == ("forbidden-obligation",)
-              and len(c.rules) == 2 and len(set(c.rules) & must) == 1]
-    if len(family) < MIN_MATRIX:
-        return causes
-    rows = sorted({r for c in family for r in c.rules if r in must})
-    cols = sorted({r for c in family for r in c.rules if r not in must})
-    title = {s.element: s.title for c in family for s in c.sides}
-    cells = tuple(tuple(tuple(f.anchor for c in family if set(c.rules) == {r, k}
+    musts = [c for c in causes if not c.resolved and "forbidden-obligation" in c.kinds
+             and set(c.kinds) <= {"forbidden-obligation", "no-legal-action"}
+             and len(c.rules) == 2 and len(set(c.rules) & must) == 1]
+    out = causes
+    if len(musts) >= MIN_MATRIX:
+        out = [_matrix(ctx, musts, lambda c: next(r for r in c.rules if r in must),
+                       "forbidden-obligation"), *(c for c in out if c not in musts)]
+    none_left = [c for c in out if not c.resolved and c.kinds == ("no-legal-action",)
+                 and len(c.rules) == 2]
+    if len(none_left) >= MIN_MATRIX:
+        count: dict[str, int] = {}
+        for c in none_left:
+            for r in c.rules:
+                count[r] = count.get(r, 0) + 1
+        out = [*(c for c in out if c not in none_left and c.matrix is not None),
+               _matrix(ctx, none_left, lambda c: min(c.rules, key=lambda r: (-count[r], r)),
+                       "no-legal-action"),
+               *(c for c in out if c not in none_left and c.matrix is None)]
+    return out
+
+
+def _matrix(ctx: Context, family: list[CauseView], row_of: Callable[[CauseView], str],
+            kind: str) -> CauseView:
+    rows = sorted({row_of(c) for c in family})
+    cols = sorted({r for c in family for r in c.rules if r != row_of(c)})
+    every = sorted(set(rows) | set(cols))
+    title = {s.element: s.title
+             for s in _distinct(ctx.ruleset, [side(ctx, r) for r in every
+                                              if r in ctx.ruleset.elements])}
+    cells = tuple(tuple(tuple(f.anchor for c in family
+                              if row_of(c) == r and set(c.rules) == {r, k}
                               for f in c.findings) for k in cols) for r in rows)
     findings = tuple(f for c in family for f in c.findings)
     first = family[0]
-    tip = advice.advice("forbidden-obligation")
+    tip = advice.advice(kind)
     rt = [title.get(r, _humanize(r)) for r in rows]
     ct = [title.get(k, _humanize(k)) for k in cols]
-    headline = (f"{_list(rt)} clash with {_list(ct)}: the text never says whether a "
-                "“must” or a “cannot” wins")
-    matrix = CauseView(
+    if kind == "forbidden-obligation":
+        headline = (f"{_list(rt)} clash with {_list(ct)}: the text never says whether a "
+                    "“must” or a “cannot” wins")
+        subject = f"{len(findings)} “must” × “cannot” clashes"
+        short = f"{subject}: the text never says which wins"
+        situation = "a rule says a model must do something another rule says it cannot do"
+        head = ("must…", "cannot…")
+    else:
+        headline = (f"{_list(rt)} against {_list(ct)}: together they leave a model no legal "
+                    "action, and the text never says what it may still do")
+        subject = f"{len(findings)} situations with no legal action"
+        short = f"{subject}: the text never says what a model may still do"
+        situation = "two rules each allow or forbid actions, and together they allow none"
+        head = ("rule…", "together with…")
+    return CauseView(
         anchor="c-" + first.findings[0].fingerprint, tier=first.tier,
         tier_label=first.tier_label, rank=0, severity=first.severity,
-        kinds=("forbidden-obligation",), codes=first.codes, headline=headline,
-        short=headline,
-        impact=f"{len(findings)} findings, 1 missing rule",
-        situation="a rule says a model must do something another rule says it cannot do",
+        kinds=tuple(dict.fromkeys(k for c in family for k in c.kinds)),
+        codes=tuple(dict.fromkeys(k for c in family for k in c.codes)), headline=headline,
+        short=short, subject=subject,
+        impact=f"{len(findings)} findings, 1 missing rule", situation=situation,
         sides=(), outcomes=(), decision=tip.decision, errata=tip.errata, options=tip.options,
         findings=findings, models=tuple(sorted({m for c in family for m in c.models})),
         states=tuple(sorted({s for c in family for s in c.states})),
         rules=tuple(rows + cols),
         matrix=MatrixView(tuple(zip(rows, rt, strict=True)),
-                          tuple(zip(cols, ct, strict=True)), cells),
+                          tuple(zip(cols, ct, strict=True)), cells, head),
         story=(), hidden_steps=0, resolved=False, location=first.location)
-    rest = [c for c in causes if c not in family]
-    return [matrix, *rest]
 
 
 def _list(names: list[str], most: int = 4) -> str:

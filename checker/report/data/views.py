@@ -171,7 +171,8 @@ class MatrixView:
 
     rows: tuple[tuple[str, str], ...]       # (element, title) of each "must"
     cols: tuple[tuple[str, str], ...]       # (element, title) of each "cannot"
-    cells: tuple[tuple[str, ...], ...]      # rows × cols: finding anchors
+    cells: tuple[tuple[tuple[str, ...], ...], ...]   # rows × cols: finding anchors
+    head: tuple[str, str] = ("must…", "cannot…")      # what the rows and columns are
 
 
 @dataclass(frozen=True)
@@ -188,6 +189,7 @@ class CauseView:
     codes: tuple[str, ...]
     headline: str                   # the situation, then the question
     short: str                      # the headline without the moment (for one line)
+    subject: str                    # what it is about: "Bleeding vs Incapacitated"
     impact: str                     # what is at stake, in a few words
     situation: str                  # "When: ..."
     sides: tuple[SideView, ...]

@@ -90,7 +90,8 @@ def comment_of(ruleset: Ruleset, line: int) -> str:
                 inside.append(text[at + 2:].strip())
         elif body.startswith("#") and k > line:
             inside.append(body.lstrip("#").strip())
-    return " ".join(c for c in above + inside if c and not c.startswith("yaml-language"))
+    said = [c for c in above + inside if re.search(r"\w", c)]     # not a ruler of dashes
+    return " ".join(c for c in said if not c.startswith("yaml-language"))
 
 
 def side(ctx: Context, element: str) -> SideView:
@@ -157,7 +158,11 @@ def _distinct(ruleset: Ruleset, sides: list[SideView]) -> list[SideView]:
                                 s.quote, s.line, s.anchor, s.comment, s.location))
         else:
             out.append(s)
-    return out
+    titles = [s.title for s in out]
+    return [s if titles.count(s.title) == 1 else
+            SideView(s.element, f"{s.title.split(' (', 1)[0]} ({_humanize(s.element).lower()})",
+                     s.heading, s.quote, s.line, s.anchor, s.comment, s.location)
+            for s in out]
 
 
 # ============================================================================ grouping
@@ -220,7 +225,9 @@ def _cause(ctx: Context, group: list[FindingView]) -> CauseView:
     outcomes = tuple((k, _words(v, {x.element: x.title for x in sides}))
                      for f in group[:1] for k, v in f.detail
                      if k.startswith(("order ", "reading ")))
-    story, hidden = _story(first.trace)
+    marked = frozenset(v.name for v in ctx.ruleset.system.vars
+                       if v.kind in ("state", "marker"))
+    story, hidden = _story(first.trace, marked)
     return CauseView(
         anchor="c-" + first.fingerprint, tier=tier, tier_label=advice.TIER_LABELS[tier],
         rank=0, severity=first.severity, kinds=kinds,
@@ -253,6 +260,8 @@ def _headline(ctx: Context, kind: str, titles: list[str], f: FindingView,
     lead = f"{pair}: {when}, " if when else f"{pair}: "
     if kind == "order-dependence":
         ends = _outcome_states(f)
+        if len(ends) == 2 and not moment:
+            return f"{pair}: which resolves first? ({ends[0]} or {ends[1]})"
         if len(ends) == 2:
             return f"{lead}which resolves first — does the model end up {ends[0]} or {ends[1]}?"
         return f"{lead}which resolves first? The result depends on it."
@@ -296,7 +305,7 @@ def _words(text: str, titles: dict[str, str]) -> str:
     """An outcome in words: rule ids as their titles, `X=1` as "X", `X=0` as "not X",
     `hp=2` as "hp 2", the sequence arrows as "then"."""
     for ident, title in sorted(titles.items(), key=lambda kv: -len(kv[0])):
-        text = re.sub(rf"(?<![\w-]){re.escape(ident)}(?![\w-])", title, text)
+        text = re.sub(rf"(?<![\w-]){re.escape(ident)}(?:@\w+)?(?![\w-])", title, text)
     text = re.sub(r"\b(?:(\w+)\.)?([A-Z][A-Za-z]*)=1\b",
                   lambda m: (f"{m.group(1)} " if m.group(1) else "") + m.group(2), text)
     text = re.sub(r"\b(?:(\w+)\.)?([A-Z][A-Za-z]*)=0\b",
@@ -323,12 +332,16 @@ def _outcome_states(f: FindingView) -> list[str]:
     if not differ:
         return []
 
+    states = [n for n in differ if n.split(".", 1)[-1][:1].isupper()]
+    differ = states or differ
+
     def said(d: dict[str, str]) -> str:
         out = []
         for n in differ[:2]:
             name = n.split(".", 1)[-1]
             if name[:1].isupper() and d[n] in ("0", "1"):
-                out.append(name if d[n] == "1" else f"not {name}")
+                out.append(name if d[n] == "1" else
+                           "alive" if name == "Dead" else f"not {name}")
             else:
                 out.append(f"with {name} {d[n]}")
         return " and ".join(out)
@@ -357,7 +370,8 @@ def _situation(ctx: Context, f: FindingView, states: tuple[str, ...]) -> str:
     return ", ".join(parts)
 
 
-def _story(trace: TraceView | None) -> tuple[tuple[str, ...], int]:
+def _story(trace: TraceView | None, marked: frozenset[str] = frozenset()
+           ) -> tuple[tuple[str, ...], int]:
     """The trace as steps of play: each event in its own words with what it changed; steps
     that change nothing but the phase are left out."""
     if trace is None:
@@ -365,7 +379,9 @@ def _story(trace: TraceView | None) -> tuple[tuple[str, ...], int]:
     out: list[str] = []
     hidden = 0
     for s in trace.steps:
-        changes = [c.text for c in s.changes if "phase" not in c.name]
+        # what matters: States, markers and numbers; not the phase or a procedure's step
+        changes = [c.text for c in s.changes if "phase" not in c.name
+                   and (c.name in marked or c.after.lstrip("-").isdigit())]
         if not changes and s is not trace.steps[-1]:
             hidden += 1
             continue

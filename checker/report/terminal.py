@@ -25,6 +25,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from checker.report.advice import TIERS
 from checker.report.data import (
     KIND_TITLES,
     FindingView,
@@ -33,7 +34,6 @@ from checker.report.data import (
     ReportData,
     RulesetView,
 )
-from checker.report.advice import TIERS
 from checker.report.data.views import CauseView
 from checker.report.wording import steps_text
 from checker.results import Status
@@ -59,6 +59,7 @@ def _clean(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
+_Prop = tuple[RulesetView, PropertyView]
 WIDTH = 120          # a line of the default output is never longer
 FOLD = 3             # warnings of one kind in one ruleset beyond this fold into one line
 
@@ -102,14 +103,14 @@ class TerminalReporter:
         unknown = [(r, p) for r, p in shown_props if p.status is not Status.VIOLATED]
         if bad or errors:
             self.console.print(Text("Problems to fix, most severe first:", "bold"))
-        for r, p in bad:
+        for _, p in bad:
             self._property(p)
         errors.sort(key=lambda rc: (TIERS.index(rc[1].tier), -rc[1].situations))
         for r, c in errors:
             self._cause(r, c)
         if unknown or warnings:
             self.console.print(Text("Warnings:", "bold"))
-        for r, p in unknown:
+        for _, p in unknown:
             self._property(p)
         self._warnings(warnings)
         if hidden:
@@ -192,8 +193,8 @@ class TerminalReporter:
                                           f"{len(group)} × {title.lower()}: {names}"))
 
     def _tally(self, data: ReportData, errors: list[tuple[RulesetView, CauseView]],
-               warnings: list[tuple[RulesetView, CauseView]], bad: list[object],
-               unknown: list[object]) -> Text:
+               warnings: list[tuple[RulesetView, CauseView]], bad: list[_Prop],
+               unknown: list[_Prop]) -> Text:
         t = data.totals
         findings = sum(c.situations for _, c in errors + warnings)
         words = [f"{len(errors)} problem" + ("" if len(errors) == 1 else "s")]
@@ -209,11 +210,11 @@ class TerminalReporter:
                     f"{t.properties} properties proved")
         return text
 
-    def _start_here(self, errors: list[tuple[RulesetView, CauseView]], bad: list[object],
-                    unknown: list[object], warnings: list[tuple[RulesetView, CauseView]]
+    def _start_here(self, errors: list[tuple[RulesetView, CauseView]], bad: list[_Prop],
+                    unknown: list[_Prop], warnings: list[tuple[RulesetView, CauseView]]
                     ) -> Text | None:
         if bad:
-            r, p = bad[0]  # type: ignore[misc]
+            r, p = bad[0]
             link = self.anchor(r, p.anchor)
             claim = _clip(_clean(p.claim), WIDTH - 40 - len(link))
             return Text(f"start here: the broken promise '{claim}' — {link}")

@@ -68,10 +68,10 @@ def _title(doc: SpecDoc, path: PathKey) -> str:
     """The `title:` of the element at `path` ("" when it has none)."""
     item: object = doc
     for part in path:
-        if isinstance(part, int) and isinstance(item, list):
-            item = item[part]
-        elif isinstance(part, str) and isinstance(item, dict):
-            item = item[part]
+        if isinstance(part, int):
+            item = item[part] if isinstance(item, list) else None
+        elif isinstance(item, dict):
+            item = item.get(part)
         else:
             item = getattr(item, part, None)
     title = getattr(item, "title", None)

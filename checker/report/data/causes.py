@@ -81,8 +81,8 @@ def comment_of(ruleset: Ruleset, line: int) -> str:
     for k, text in enumerate(lines[line - 1:], start=line):
         body = text.strip()
         if k > line and body and (len(text) - len(text.lstrip(" -")) < indent
-                                  or text.lstrip().startswith("- ") and
-                                  len(text) - len(text.lstrip()) <= indent - 2):
+                                  or (text.lstrip().startswith("- ") and
+                                  len(text) - len(text.lstrip()) <= indent - 2)):
             break
         if "#" in text and not body.startswith("#"):
             at = text.find(" #")
@@ -220,7 +220,7 @@ def _cause(ctx: Context, group: list[FindingView]) -> CauseView:
     titles = [s.title for s in sides] or [_humanize(r) for r in rules]
     kind = kinds[0]
     tip = advice.advice(kind)
-    a, b = (titles + [""])[:2]
+    a, b = [*titles, ""][:2]
     models = tuple(sorted(set().union(*(_models(f) for f in group))))
     outcomes = tuple((k, _words(v, {x.element: x.title for x in sides}))
                      for f in group[:1] for k, v in f.detail

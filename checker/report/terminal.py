@@ -103,10 +103,13 @@ class TerminalReporter:
         unknown = [(r, p) for r, p in shown_props if p.status is not Status.VIOLATED]
         if bad or errors:
             self.console.print(Text("Problems to fix, most severe first:", "bold"))
+        errors.sort(key=lambda rc: (TIERS.index(rc[1].tier), -rc[1].situations))
+        breaking = [rc for rc in errors if rc[1].tier == "game-breaking"]
+        for r, c in breaking:            # game-breaking first, then the broken promises
+            self._cause(r, c)
         for _, p in bad:
             self._property(p)
-        errors.sort(key=lambda rc: (TIERS.index(rc[1].tier), -rc[1].situations))
-        for r, c in errors:
+        for r, c in errors[len(breaking):]:
             self._cause(r, c)
         if unknown or warnings:
             self.console.print(Text("Warnings:", "bold"))
@@ -213,7 +216,7 @@ class TerminalReporter:
     def _start_here(self, errors: list[tuple[RulesetView, CauseView]], bad: list[_Prop],
                     unknown: list[_Prop], warnings: list[tuple[RulesetView, CauseView]]
                     ) -> Text | None:
-        if bad:
+        if bad and not (errors and errors[0][1].tier == "game-breaking"):
             r, p = bad[0]
             link = self.anchor(r, p.anchor)
             claim = _clip(_clean(p.claim), WIDTH - 40 - len(link))

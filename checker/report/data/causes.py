@@ -90,7 +90,8 @@ def comment_of(ruleset: Ruleset, line: int) -> str:
                 inside.append(text[at + 2:].strip())
         elif body.startswith("#") and k > line:
             inside.append(body.lstrip("#").strip())
-    said = [c for c in above + inside if re.search(r"\w", c)]     # not a ruler of dashes
+    said = [re.sub(r"[-=#*_~]{3,}", "", c).strip() for c in above + inside]   # no rulers
+    said = [c for c in said if re.search(r"\w", c)]
     return " ".join(c for c in said if not c.startswith("yaml-language"))
 
 
@@ -222,7 +223,13 @@ def _cause(ctx: Context, group: list[FindingView]) -> CauseView:
     tip = advice.advice(kind)
     a, b = [*titles, ""][:2]
     models = tuple(sorted(set().union(*(_models(f) for f in group))))
-    outcomes = tuple((k, _words(v, {x.element: x.title for x in sides}))
+    named = {x.element: x.title for x in sides}
+    for f in group[:1]:
+        for k, v in f.detail:
+            for ident in re.findall(r"[a-z][\w-]*(?=@|\b)", v):
+                if ident not in named and ident in ctx.ruleset.elements and "-" in ident:
+                    named[ident] = side(ctx, ident).title
+    outcomes = tuple((k, _words(v, named))
                      for f in group[:1] for k, v in f.detail
                      if k.startswith(("order ", "reading ")))
     marked = frozenset(v.name for v in ctx.ruleset.system.vars
@@ -266,7 +273,7 @@ def _headline(ctx: Context, kind: str, titles: list[str], f: FindingView,
             return f"{lead}which resolves first — does the model end up {ends[0]} or {ends[1]}?"
         return f"{lead}which resolves first? The result depends on it."
     if kind == "forbidden-obligation":
-        return f"{lead}one rule says the model must, another that it cannot — which wins?"
+        return f"{lead}“must” against “cannot” — which wins?"
     if kind == "fact-contradiction":
         return f"{lead}the rules say opposite things — which applies?"
     if kind == "no-legal-action":

@@ -225,7 +225,7 @@ def _cause(ctx: Context, group: list[FindingView]) -> CauseView:
     models = tuple(sorted(set().union(*(_models(f) for f in group))))
     named = {x.element: x.title for x in sides}
     for f in group[:1]:
-        for k, v in f.detail:
+        for _, v in f.detail:
             for ident in re.findall(r"[a-z][\w-]*(?=@|\b)", v):
                 if ident not in named and ident in ctx.ruleset.elements and "-" in ident:
                     named[ident] = side(ctx, ident).title
@@ -447,15 +447,16 @@ def _matrix(ctx: Context, family: list[CauseView], row_of: Callable[[CauseView],
     rt = [title.get(r, _humanize(r)) for r in rows]
     ct = [title.get(k, _humanize(k)) for k in cols]
     if kind == "forbidden-obligation":
-        headline = (f"{_list(rt)} clash with {_list(ct)}: the text never says whether a "
-                    "“must” or a “cannot” wins")
+        headline = (f"{len(rt)} “must” rules ({_names(rt)}) clash with {len(ct)} restrictions "
+                    f"({_names(ct)}): the text never says whether a “must” or a “cannot” wins")
         subject = f"{len(findings)} “must” × “cannot” clashes"
         short = f"{subject}: the text never says which wins"
         situation = "a rule says a model must do something another rule says it cannot do"
         head = ("must…", "cannot…")
     else:
-        headline = (f"{_list(rt)} against {_list(ct)}: together they leave a model no legal "
-                    "action, and the text never says what it may still do")
+        headline = (f"{len(rt)} rules ({_names(rt)}) against {len(ct)} others "
+                    f"({_names(ct)}) leave a model no legal action: the text never says what "
+                    "it may still do")
         subject = f"{len(findings)} situations with no legal action"
         short = f"{subject}: the text never says what a model may still do"
         situation = "two rules each allow or forbid actions, and together they allow none"
@@ -476,6 +477,6 @@ def _matrix(ctx: Context, family: list[CauseView], row_of: Callable[[CauseView],
         story=(), hidden_steps=0, resolved=False, location=first.location)
 
 
-def _list(names: list[str], most: int = 4) -> str:
-    shown = ", ".join(names[:most])
-    return f"{len(names)} rules ({shown}{', …' if len(names) > most else ''})"
+def _names(names: list[str], most: int = 3) -> str:
+    heads = list(dict.fromkeys(n.split(" (", 1)[0] for n in names))
+    return ", ".join(heads[:most]) + (", …" if len(heads) > most else "")

@@ -175,7 +175,7 @@ def test_terminal_summary_and_diagnostic_lines(data: ReportData) -> None:
     lines = out.splitlines()
     # the demo: 3 open findings, each its own root cause (2 errors, 1 warning), 1 resolved
     assert lines[0].startswith("demo     25 properties: 21 proved, 3 violated, 1 unknown · "
-                               "2 problems, 1 warning (3 findings, 1 resolved by the text) · "
+                               "2 problems, 1 warning (3 findings, 1 resolved) · "
                                "uncovered 126")
     assert lines[2] == "Problems to fix, most severe first:"
     # the order dependence (game-breaking) first, then the broken promises (one line

@@ -147,7 +147,7 @@ class TerminalReporter:
         t.append(f", {warn} warning" + ("" if warn == 1 else "s"))
         t.append(f" ({c.findings} finding" + ("" if c.findings == 1 else "s"))
         if c.resolved:
-            t.append(f", {c.resolved} resolved by the text")
+            t.append(f", {c.resolved} resolved")
         t.append(")")
         cov = r.coverage
         t.append(f" · uncovered {cov.uncovered}")

@@ -103,7 +103,8 @@ class TerminalReporter:
         unknown = [(r, p) for r, p in shown_props if p.status is not Status.VIOLATED]
         if bad or errors:
             self.console.print(Text("Problems to fix, most severe first:", "bold"))
-        errors.sort(key=lambda rc: (TIERS.index(rc[1].tier), -rc[1].situations))
+        errors.sort(key=lambda rc: (TIERS.index(rc[1].tier), "lives or dies" not in rc[1].impact,
+                                    -rc[1].situations))
         breaking = [rc for rc in errors if rc[1].tier == "game-breaking"]
         for r, c in breaking:            # game-breaking first, then the broken promises
             self._cause(r, c)

@@ -199,8 +199,8 @@ def build_causes(ctx: Context, findings: tuple[FindingView, ...]) -> tuple[Cause
         group.sort(key=lambda f: _SEVERITY.get(f.severity, 3))
     causes = [_cause(ctx, group) for group in groups.values()]
     causes = _families(ctx, causes)
-    causes.sort(key=lambda c: (c.resolved, advice.TIERS.index(c.tier), -c.situations,
-                               c.headline))
+    causes.sort(key=lambda c: (c.resolved, advice.TIERS.index(c.tier),
+                               "lives or dies" not in c.impact, -c.situations, c.headline))
     return tuple(_ranked(c, i) for i, c in enumerate(causes))
 
 
@@ -214,8 +214,11 @@ def _cause(ctx: Context, group: list[FindingView]) -> CauseView:
     kinds = tuple(dict.fromkeys(f.kind for f in group))
     rules = tuple(sorted({r.split("@", 1)[0] for f in group for r in f.rules}))
     states = tuple(sorted({s for f in group for s in f.states}))
-    terminal = bool(set(states) & ctx.terminal) or any(
-        t in v for f in group for _, v in f.detail for t in ctx.terminal)
+    ends = " ".join(_outcome_states(group[0]))
+    # a model's survival: the outcomes differ in a terminal State (the States a clash
+    # reads, "not Dead" in a guard, are not at stake)
+    terminal = any(re.search(rf"\b{re.escape(t)}\b", ends) for t in ctx.terminal) \
+        or "alive" in ends
     tier = advice.tier(kinds[0], terminal=terminal)
     sides = _distinct(ctx.ruleset, [side(ctx, r) for r in rules if r in ctx.ruleset.elements])
     titles = [s.title for s in sides] or [_humanize(r) for r in rules]

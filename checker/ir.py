@@ -410,6 +410,7 @@ class Element:
     quotes: tuple[str, ...]
     reason: str = ""      # informal entries: why the sentence is not formalized
     restates: str = ""    # the element this one restates (`restates:`, table ↔ detail)
+    title: str = ""       # the spec's `title:` (empty: the report takes words from the text)
 
 
 @dataclass(frozen=True)

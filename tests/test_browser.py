@@ -91,7 +91,9 @@ def test_index_links_reach_every_ruleset_page(report: Path, page: Watched) -> No
 def test_a_findings_trace_can_be_opened(report: Path, page: Watched) -> None:
     p = page.page
     p.goto((report / "demo.html").as_uri())
-    finding = p.locator("article.finding").first
+    card = p.locator("article.cause").filter(has_text="Blinded vs Shrouded").first
+    card.locator("details.underneath > summary").click()       # the findings underneath
+    finding = card.locator("article.finding").first
     table = finding.locator("details.trace table.steps")
     assert not table.is_visible()
     finding.locator("details.trace > summary").click()
@@ -149,3 +151,66 @@ def test_printing_opens_every_trace(report: Path, page: Watched) -> None:
     assert p.locator("details:not([open])").count() == 0
     assert p.locator("header.top nav").is_hidden()
     p.pdf(path=str(ARTIFACTS / "report-print.pdf"))
+
+
+def test_filters_narrow_the_cards(report: Path, page: Watched) -> None:
+    p = page.page
+    p.goto((report / "demo.html").as_uri())
+    cards = p.locator("article.cause")
+    total = cards.count()
+    visible = "article.cause:not([hidden])"
+    assert total >= 4                    # 2 broken promises, 2 problems, 1 unknown, warnings
+    p.select_option("#f-kind", "order-dependence")
+    assert p.locator(visible).count() == 1
+    assert "Crouched vs Incapacitated" in p.locator(visible).first.inner_text()
+    p.select_option("#f-kind", "")
+    p.select_option("#f-severity", "warning")
+    assert 0 < p.locator(visible).count() < total
+    assert all(c.get_attribute("data-severity") == "warning"
+               for c in p.locator(visible).all())
+    p.select_option("#f-severity", "")
+    p.select_option("#f-state", "Shrouded")
+    assert p.locator(visible).count() == 1
+    p.select_option("#f-state", "")
+    p.fill("#f-search", "Line of Sight")
+    assert 0 < p.locator(visible).count() < total
+    assert "shown" in p.locator("#f-count").inner_text()
+    p.fill("#f-search", "")
+    assert p.locator(visible).count() == total
+    p.screenshot(path=str(ARTIFACTS / "report-attention.png"), full_page=False)
+
+
+def test_the_keyboard_reaches_every_card(report: Path, page: Watched) -> None:
+    p = page.page
+    p.goto((report / "demo.html").as_uri())
+    wanted = {c.get_attribute("id") for c in p.locator("article.cause").all()}
+    reached: set[str | None] = set()
+    for _ in range(300):
+        p.keyboard.press("Tab")
+        reached.add(p.evaluate("document.activeElement && document.activeElement.id"))
+        if p.evaluate("""() => { const a = document.activeElement;
+                return a.tagName === 'SUMMARY' && a.parentElement.matches('details.section')
+                    && !a.parentElement.open; }"""):
+            p.keyboard.press("Enter")        # a collapsed section opens from the keyboard
+        if wanted <= reached:
+            break
+    assert wanted <= reached, f"never focused: {sorted(str(w) for w in wanted - reached)}"
+
+
+def test_print_starts_with_what_needs_attention(report: Path, page: Watched) -> None:
+    p = page.page
+    p.goto((report / "demo.html").as_uri())
+    p.emulate_media(media="print")
+    first = p.evaluate("""() => Array.from(document.querySelectorAll('main h2'))
+        .find(h => h.offsetParent !== null).textContent""")
+    assert first == "What needs attention"
+    assert p.locator(".filters").is_hidden()
+
+
+def test_seed_like_matrix_card_links_each_cell_to_its_finding(report: Path,
+                                                              page: Watched) -> None:
+    p = page.page
+    p.goto((report / "demo.html").as_uri())
+    for a in p.locator("table.matrix td.hit a").all():   # none in the demo; seeds have them
+        target = (a.get_attribute("href") or "#")[1:]
+        assert p.locator(f"[id='{target}']").count() == 1

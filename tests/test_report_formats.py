@@ -110,8 +110,7 @@ def test_sarif_rules_are_codes_and_locations_point_at_spec_and_text(data: Report
     assert all(r["id"] in CODES for r in rules)
     results = run["results"]
     assert {r["ruleId"] for r in results} == {"RP301", "RP304", "RP401", "RP402", "RP404",
-                                              "RP417",
-                                               "RP501", "RP502"}
+                                              "RP417", "RP501", "RP502"}
     for r in results:
         assert rules[r["ruleIndex"]]["id"] == r["ruleId"]
     clash = next(r for r in results if r["ruleId"] == "RP401")
@@ -174,19 +173,56 @@ def render_terminal(data: ReportData, stream: io.StringIO) -> str:
 def test_terminal_summary_and_diagnostic_lines(data: ReportData) -> None:
     out = render_terminal(data, io.StringIO())
     lines = out.splitlines()
+    # the demo: 5 open findings, each its own root cause (2 errors, 3 warnings: the State
+    # nothing enters, the term "Reaction", "becomes Crouched" written as a level), 1 resolved
     assert lines[0].startswith("demo     25 properties: 21 proved, 3 violated, 1 unknown · "
-                               "6 findings (1 resolved by the text) · formalized 10 · informal 1 · "
-                               "uncovered 117")   # 9 lone 'Label:' lines are headings now
-    assert ("tests/fixtures/report/demo.yaml:81:5: error[RP501]: violated: 'always hp >= 1' — "
-            "after 2 steps: hp 1 → 0, becomes Crouched, becomes Incapacitated") in lines
+                               "2 problems, 3 warnings (5 findings, 1 resolved) · "
+                               "uncovered 117")
+    assert lines[2] == "Problems to fix, most severe first:"
+    # the order dependence (game-breaking) first, then the broken promises (one line
+    # each, clipped), then the contradiction
+    assert lines[3].startswith("tests/fixtures/report/demo.yaml:46:5: error[RP404]: "
+                               "Entering/Leaving Crouched vs Incapacitated: ")  # titles
+    assert lines[4].startswith("tests/fixtures/report/demo.yaml:81:5: error[RP501]: violated: "
+                               "'always hp >= 1' — after 2 steps")
+    rp401 = next(i for i, line in enumerate(lines) if "error[RP401]" in line)
+    assert rp401 == 6
+    # errors before warnings, the unknown says what to try
+    warn = lines.index("Warnings:")
+    assert all("error[" not in line for line in lines[warn:])
     assert any(re.match(r"^tests/fixtures/report/demo\.yaml:\d+:\d+: warning\[RP502\]: "
-                        r"unknown: ", line) for line in lines)
-    assert any(line.startswith("tests/fixtures/report/demo.yaml:67:5: error[RP401]: ")
+                        r"unknown: .* — try a larger --timeout or --node-budget$", line)
                for line in lines)
+    assert lines[-3].startswith("total: 2 problems, 2 broken promises, 6 warnings, 1 unknown")
+    assert re.fullmatch(r"start here: Entering/Leaving Crouched vs Incapacitated — "
+                        r"reports/demo\.html#c-[0-9a-f]{16}", lines[-2])
+    assert lines[-1] == "report: reports/index.html"
+    assert all(len(line) <= terminal.WIDTH for line in lines[2:-1])
+    assert "\x1b[" not in out
+
+
+def test_terminal_verbose_lists_every_finding_with_quotes(data: ReportData) -> None:
+    stream = io.StringIO()
+    terminal.print_report(data, terminal.console_for(stream), [], verbose=True)
+    lines = stream.getvalue().splitlines()
     assert '    blinded-no-los: "The model has no Line of Sight (except to itself)." ' \
            "(seeds/eldfall-states.txt:38)" in lines
-    assert lines[-1] == "report: reports/index.html"
-    assert "\x1b[" not in out
+    assert any(line.startswith("    what to do: The text must say which happens first.")
+               for line in lines)
+
+
+def test_plain_progress_prints_a_line_while_a_check_runs() -> None:
+    stream = io.StringIO()
+    with terminal.PlainProgress(stream, every=0.05) as live:
+        import time
+
+        live.update("demo", "hp-positive", 1, 3)
+        time.sleep(0.3)
+    assert "checking demo: hp-positive (1/3, " in stream.getvalue()
+    quiet = io.StringIO()
+    with terminal.PlainProgress(quiet, every=10.0) as live:
+        live.update("demo", "hp-positive", 1, 3)
+    assert quiet.getvalue() == ""          # a short check prints nothing
 
 
 def test_terminal_colours_only_a_terminal(data: ReportData, monkeypatch:
@@ -198,7 +234,9 @@ def test_terminal_colours_only_a_terminal(data: ReportData, monkeypatch:
 
 
 def test_terminal_never_reads_spec_text_as_markup(hostile: ReportData) -> None:
-    out = render_terminal(hostile, io.StringIO())
+    stream = io.StringIO()
+    terminal.print_report(hostile, terminal.console_for(stream), [], verbose=True)
+    out = stream.getvalue()
     assert "rule-<script>alert(3)</script>" in out
     assert "\x07" not in out and "\x1b" not in out and "\\x07" in out
 

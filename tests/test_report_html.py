@@ -100,7 +100,7 @@ def test_self_contained_with_a_strict_content_security_policy(report: Path) -> N
 
 def test_ruleset_page_sections(report: Path) -> None:
     html = (report / "demo.html").read_text(encoding="utf-8")
-    for section in ("properties", "findings", "diagram-section", "rules", "rulebook"):
+    for section in ("attention", "properties", "diagram-section", "rules", "rulebook"):
         assert f'id="{section}"' in html
     assert "Resolved by the text" in html
     assert 'class="s formalized"' in html and 'class="s uncovered"' in html

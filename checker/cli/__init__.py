@@ -86,6 +86,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--strict", action="store_true",
                    help="also fail on warnings (dead rules, unreachable States, ...)")
     c.add_argument("--no-color", action="store_true", help="plain terminal output")
+    c.add_argument("--verbose", "-v", action="store_true",
+                   help="list every finding under its root cause, with quotes and traces")
     c.add_argument("--watch", action="store_true",
                    help="re-check on every save of a spec or rulebook file, printing only "
                    "what changed (Ctrl-C stops)")
@@ -149,6 +151,8 @@ def _parser() -> argparse.ArgumentParser:
     x = sub.add_parser("explain-code", help="explain a diagnostic code (RP403): what it "
                        "means, an example, how to fix it")
     x.add_argument("code", metavar="CODE", help="a code such as RP403")
+    from checker.cli.merge import add_parser as add_merge
+    add_merge(sub)
     v = sub.add_parser("validate", help="only load and validate specs (no verification)")
     v.add_argument("paths", nargs="*", type=Path, default=[Path("spec")])
     return p
@@ -166,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
                     "validate": text_commands.validate, "drift": text_commands.drift,
                     "export": text_commands.export, "query": text_commands.query,
                     "init": text_commands.init, "baseline": _baseline, "diff": _diff,
-                    "lsp": _lsp, "explain": text_commands.explain}
+                    "lsp": _lsp, "explain": text_commands.explain, "merge": _merge}
         return commands.get(args.command, _check)(args)
     except SpecError as exc:
         for d in exc.diagnostics:
@@ -234,14 +238,16 @@ def _check(args: argparse.Namespace) -> int:
 
         accepted = baseline.load(args.baseline)
     from checker.report import render_all
-    from checker.report.terminal import TerminalProgress
+    from checker.report.terminal import PlainProgress, TerminalProgress
 
-    with TerminalProgress(enabled=color) as progress:
-        run = check(args.paths, options, progress=progress.update, rulesets=rulesets)
+    live = TerminalProgress(enabled=True) if color else PlainProgress()
+    with live:
+        run = check(args.paths, options, progress=live.update, rulesets=rulesets)
     from checker.report.render import Outputs
 
     outputs = Outputs(html=args.html, json=args.json, sarif=args.sarif, junit=args.junit,
-                      accepted=frozenset(e.fingerprint for e in accepted or ()))
+                      accepted=frozenset(e.fingerprint for e in accepted or ()),
+                      verbose=args.verbose)
     tee = _Tee(sys.stdout)
     with contextlib.redirect_stdout(tee):
         render_all(run, options, outputs, color=color)
@@ -263,6 +269,11 @@ def _check(args: argparse.Namespace) -> int:
         record_run(key, read + ([args.baseline] if args.baseline else []), wrote,
                    "".join(tee.parts), code)
     return code
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from checker.cli.merge import merge
+    return merge(args, _exit_code)
 
 
 def _lsp(args: argparse.Namespace) -> int:

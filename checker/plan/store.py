@@ -54,6 +54,12 @@ def digest(*parts: str) -> str:
     return h.hexdigest()
 
 
+def code_version() -> str:
+    """ruleproof's version and a hash of its own source (16 hex digits): shards of one run
+    carry the same one (`ruleproof merge`)."""
+    return digest("code version")[:16]
+
+
 def options_key(options: Options) -> str:
     return (f"timeout={options.timeout_ms} rlimit={options.rlimit} seed={options.seed} "
             f"depth={options.max_depth} explicit={options.explicit_limit}/"

@@ -14,7 +14,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from checker.report import diagram
-from checker.report.data import METHODS, ReportData, RulesetView, SentenceView, anchor
+from checker.report.data import KIND_TITLES, METHODS, ReportData, RulesetView, SentenceView, anchor
 
 
 def _asset(name: str) -> str:
@@ -44,7 +44,7 @@ class HtmlReporter:
         digest = base64.b64encode(hashlib.sha256(js.encode("utf-8")).digest()).decode()
         self.env.globals.update(
             css=Markup(_asset("report.css")), js=Markup(js), script_hash=f"sha256-{digest}",
-            anchor=anchor, methods=METHODS, sentence_title=_sentence_title)
+            anchor=anchor, methods=METHODS, kind_titles=KIND_TITLES, sentence_title=_sentence_title)
 
     def render(self, data: ReportData) -> dict[str, str]:
         """File name → HTML for every page, index first."""

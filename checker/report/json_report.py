@@ -26,11 +26,17 @@ class JsonReporter:
     report_type = "json"
 
     def render(self, data: ReportData) -> str:
-        doc = {"format_version": FORMAT_VERSION,
-               "rulesets": [self._ruleset(r, data.timings) for r in data.rulesets]}
+        doc: dict[str, Any] = {
+            "format_version": FORMAT_VERSION,
+            "rulesets": [self._ruleset(r, data.timings) for r in data.rulesets]}
+        if data.provenance and data.provenance.get("shard", [1, 1])[1] > 1:
+            # a shard's report: what `ruleproof merge` joins it with the others by
+            doc["run"] = {**data.provenance, "rulesets": list(data.results)}
         return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
     def _ruleset(self, r: RulesetView, timings: bool) -> dict[str, Any]:
+        causes = {f.fingerprint: c.anchor.removeprefix("c-")
+                  for c in r.causes + r.resolved_causes for f in c.findings}
         out: dict[str, Any] = {
             "id": r.id,
             "title": r.title,
@@ -38,9 +44,10 @@ class JsonReporter:
             "source": r.source_file,
             "summary": {"properties": r.counts.properties, "proved": r.counts.proved,
                         "violated": r.counts.violated, "unknown": r.counts.unknown,
-                        "findings": r.counts.findings, "resolved": r.counts.resolved},
+                        "findings": r.counts.findings, "resolved": r.counts.resolved,
+                        "causes": r.counts.causes, "error_causes": r.counts.error_causes},
             "properties": [self._property(p, timings) for p in r.properties],
-            "findings": [self._finding(f, r.source_file) for f in r.findings],
+            "findings": [self._finding(f, r.source_file, causes) for f in r.findings],
             "coverage": {"formalized": r.coverage.formalized, "informal": r.coverage.informal,
                          "uncovered": r.coverage.uncovered, "percent": r.coverage.percent,
                          "sentences": [{"line": s.line, "text": s.text, "kind": s.kind,
@@ -71,9 +78,10 @@ class JsonReporter:
             out["seconds"] = p.seconds
         return out
 
-    def _finding(self, f: FindingView, source: str) -> dict[str, Any]:
+    def _finding(self, f: FindingView, source: str, cause: dict[str, str]) -> dict[str, Any]:
         return {
             "fingerprint": f.fingerprint,
+            "cause": cause.get(f.fingerprint, ""),
             "code": f.code,
             "kind": f.kind,
             "message": f.message,

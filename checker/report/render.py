@@ -48,6 +48,7 @@ class Outputs:
     dot: str | None = None                # Graphviz's dot (default: found on PATH)
     accepted: frozenset[str] = frozenset()  # baseline fingerprints: counted, not listed,
     #                                         on the terminal (the files keep everything)
+    verbose: bool = False                 # the terminal lists every finding
 
     @classmethod
     def of(cls, outputs: Outputs | Mapping[str, Path | None]) -> Outputs:
@@ -73,7 +74,8 @@ def render_all(run: Run, options: Options, outputs: Outputs | Mapping[str, Path 
     if out.terminal:
         stream = out.stream if out.stream is not None else sys.stdout
         terminal.print_report(data, terminal.console_for(stream, color=color), written,
-                              accepted=out.accepted)
+                              accepted=out.accepted, verbose=out.verbose,
+                              html=out.html.as_posix())
 
 
 def write_files(data: ReportData, outputs: Outputs) -> list[str]:

@@ -68,8 +68,22 @@ def cite_all(ctx: Ctx, source: SourceText, elements: dict[str, Element]) -> list
                 out.append(Citation(ident, ref.quote, match.start, match.end, match.line))
                 quotes.append(ref.quote)
         elements[ident] = Element(ident, section, path, ctx.tree.source_map.at(path),
-                                  tuple(quotes), reason)
+                                  tuple(quotes), reason, title=_title(ctx.doc, path))
     return out
+
+
+def _title(doc: SpecDoc, path: PathKey) -> str:
+    """The `title:` of the element at `path` ("" when it has none)."""
+    item: object = doc
+    for part in path:
+        if isinstance(part, int):
+            item = item[part] if isinstance(item, list) else None
+        elif isinstance(item, dict):
+            item = item.get(part)
+        else:
+            item = getattr(item, part, None)
+    title = getattr(item, "title", None)
+    return title if isinstance(title, str) else ""
 
 
 def _find_quote(ctx: Ctx, source: SourceText, ref: CiteRef, path: PathKey) -> Match | None:

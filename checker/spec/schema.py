@@ -46,6 +46,7 @@ class StateDecl(_Strict):
     stacking: Literal["none", "stack"] | None = None
     model: str | None = None   # a State only one model instance has
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 class VarDecl(_Strict):
@@ -55,6 +56,7 @@ class VarDecl(_Strict):
     scope: Literal["model", "global"] = "model"
     exact: bool = False    # the text fixes `range`: the scope re-check does not widen it
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
     @model_validator(mode="after")
     def _one_domain(self) -> VarDecl:
@@ -101,6 +103,7 @@ class RuleReading(_Strict):
     when: str = "true"
     do: list[str] = []
     repeat_while: str | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 class RuleDecl(_Strict):
@@ -114,6 +117,7 @@ class RuleDecl(_Strict):
     cite: Cite | None = None
     readings: list[RuleReading] = []
     adopt: AdoptDecl | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 class PreventDecl(_Strict):
@@ -121,6 +125,7 @@ class PreventDecl(_Strict):
     when: str = "true"
     blocks: list[str]
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 Scalar = bool | int | str
@@ -175,6 +180,7 @@ class FactReading(_Strict):
     label: str | None = None
     when: str = "true"
     set: dict[str, str]
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 class FactDecl(_Strict):
@@ -186,12 +192,14 @@ class FactDecl(_Strict):
     cite: Cite | None = None
     readings: list[FactReading] = []
     adopt: AdoptDecl | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 class StatDecl(_Strict):
     base: int
     round: Literal["down", "up"] = "down"
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 class ModifierDecl(_Strict):
@@ -201,6 +209,7 @@ class ModifierDecl(_Strict):
     op: str = Field(description="halve | double | add N | set N | cap N | floor N")
     restates: str | None = None
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 class StepDecl(_Strict):
@@ -210,6 +219,7 @@ class StepDecl(_Strict):
     forbid: Restriction | None = None
     must: dict[str, str] | None = None
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 class ProcedureDecl(_Strict):
@@ -217,6 +227,7 @@ class ProcedureDecl(_Strict):
     when: str = "true"
     steps: list[StepDecl]
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 def _one_property_kind(decl: PropertyDecl | PropertyReading) -> None:
@@ -251,6 +262,7 @@ class PropertyDecl(_Strict):
     cite: Cite | None = None
     readings: list[PropertyReading] = []
     adopt: AdoptDecl | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
     @model_validator(mode="after")
     def _one_kind(self) -> PropertyDecl:
@@ -267,6 +279,7 @@ class RulingDecl(_Strict):
     when: str
     expect: dict[str, str]
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 class MetaDecl(_Strict):
@@ -275,6 +288,7 @@ class MetaDecl(_Strict):
     resolves: Literal["prevent-beats-force", "active-player-orders",
                       "prohibition-beats-permission"] | None = None
     cite: Cite | None = None
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
 class RuleSelection(_Strict):
@@ -306,6 +320,7 @@ class OrderingDecl(_Strict):
     tags: list[str] = []
     across_models: bool = False
     cite: Cite
+    title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
     @model_validator(mode="after")
     def _one_form(self) -> OrderingDecl:

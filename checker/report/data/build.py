@@ -3,15 +3,18 @@ clock), the same run gives the same data; the words come from `checker.report.wo
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from checker.diagnostics import CODES, Location
 from checker.ir import Citation, Ruleset, lvars
 from checker.options import Options
 from checker.report import diagram
+from checker.report.data.causes import Context, build_causes
 from checker.report.data.views import (
     USER_KINDS,
     Change,
@@ -36,6 +39,7 @@ from checker.report.data.views import (
 )
 from checker.report.wording import explanation, property_message, status_label, tone
 from checker.results import FINDING_KINDS, Finding, PropertyResult, Status, Step, Trace
+from checker.results.codec import ruleset_result_to
 from checker.results.coverage import Coverage
 from checker.results.run import CheckedRuleset, Run
 
@@ -52,7 +56,27 @@ def build_report(run: Run, options: Options, *, base: Path | None = None) -> Rep
     totals = Counts()
     for v in views:
         totals = totals + v.counts
-    return ReportData(tuple(views), options.timings, totals)
+    return ReportData(tuple(views), options.timings, totals, _provenance(options),
+                      tuple(_results(c, root, options.timings) for c in run.checked))
+
+
+def _provenance(options: Options) -> dict[str, Any]:
+    from checker.plan.store import code_version, options_key
+    return {"code": code_version(), "options": options_key(options),
+            "shard": list(options.shard)}
+
+
+def _results(checked: CheckedRuleset, base: Path, timings: bool) -> dict[str, Any]:
+    r = checked.ruleset
+    raw = ruleset_result_to(checked.result)
+    if not timings:         # the same input gives the same JSON, byte for byte
+        raw["seconds"] = 0.0
+        for p in raw["properties"]:
+            p["seconds"] = 0.0
+    return {"id": r.id, "file": relative(r.spec_file, base),
+            "spec_sha256": hashlib.sha256(r.spec_text.encode()).hexdigest(),
+            "source_sha256": hashlib.sha256(r.source.text.encode()).hexdigest(),
+            "results": raw}
 
 
 def anchor(prefix: str, ident: str) -> str:
@@ -330,18 +354,25 @@ def _ruleset_view(checked: CheckedRuleset, options: Options, base: Path,
                             for p in result.properties
                             if p.kind == "state-reachable" and p.status is Status.VIOLATED)
     dview, states_of = b.diagram(unreachable)
+    terminal = frozenset(s for p in checked.ruleset.system.properties
+                         if p.kind == "terminal" for s in p.states)
+    ctx = Context(checked.ruleset, b.quotes, b.rule_anchor, b.element_where, terminal)
+    causes = build_causes(ctx, findings)
+    open_causes = tuple(c for c in causes if not c.resolved)
     counts = Counts(
         len(properties),
         sum(1 for p in properties if p.status is Status.PROVED),
         sum(1 for p in properties if p.status is Status.VIOLATED),
         sum(1 for p in properties if p.status is Status.UNKNOWN),
         sum(1 for f in findings if not f.resolved),
-        sum(1 for f in findings if f.resolved))
+        sum(1 for f in findings if f.resolved),
+        len(open_causes), sum(1 for c in open_causes if c.severity == "error"))
     r = checked.ruleset
     return RulesetView(
         r.id, r.title, page, b.spec_file, b.source_file, properties, findings,
         b.coverage_view(findings), b.elements(states_of), dview, counts,
-        result.seconds if options.timings else None)
+        result.seconds if options.timings else None, open_causes,
+        tuple(c for c in causes if c.resolved))
 
 
 class _Unlinked(_Builder):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from checker.diagnostics import CODES, Location
 from checker.report.wording import KIND_TITLES
@@ -153,6 +154,68 @@ class FindingView:
 
 
 @dataclass(frozen=True)
+class SideView:
+    """One rule of a root cause, told by its title and its rulebook sentence."""
+
+    element: str
+    title: str                      # the spec's `title:`, or words from the text
+    heading: str                    # the rulebook heading the sentence is under
+    quote: str
+    line: int | None                # in the rulebook text
+    anchor: str | None              # the rule's row on the page
+    comment: str                    # the spec's YAML comments on the element
+    location: Where
+
+
+@dataclass(frozen=True)
+class MatrixView:
+    """A family of obligations × prohibitions that clash for want of one precedence rule:
+    each cell lists the anchors of its findings."""
+
+    rows: tuple[tuple[str, str], ...]       # (element, title) of each "must"
+    cols: tuple[tuple[str, str], ...]       # (element, title) of each "cannot"
+    cells: tuple[tuple[tuple[str, ...], ...], ...]   # rows × cols: finding anchors
+    head: tuple[str, str] = ("must…", "cannot…")      # what the rows and columns are
+
+
+@dataclass(frozen=True)
+class CauseView:
+    """One root cause: the findings that share it (the same clash for every model, the same
+    rules under several kinds, or a family missing one precedence), told as one question."""
+
+    anchor: str
+    tier: str                       # checker.report.advice.TIERS
+    tier_label: str
+    rank: int                       # position in "What needs attention" (0 first)
+    severity: str                   # error | warning | note
+    kinds: tuple[str, ...]
+    codes: tuple[str, ...]
+    headline: str                   # the situation, then the question
+    short: str                      # the headline without the moment (for one line)
+    subject: str                    # what it is about: "Bleeding vs Incapacitated"
+    impact: str                     # what is at stake, in a few words
+    situation: str                  # "When: ..."
+    sides: tuple[SideView, ...]
+    outcomes: tuple[tuple[str, str], ...]   # (label, what happens) per order or reading
+    decision: str                   # what the text must decide
+    errata: str                     # a suggested errata sentence
+    options: tuple[tuple[str, str, str], ...]   # (what, spec field, docs link)
+    findings: tuple[FindingView, ...]
+    models: tuple[str, ...]
+    states: tuple[str, ...]
+    rules: tuple[str, ...]
+    matrix: MatrixView | None
+    story: tuple[str, ...]          # the trace as steps of play
+    hidden_steps: int               # steps of the trace left out of the story
+    resolved: bool
+    location: Where
+
+    @property
+    def situations(self) -> int:
+        return len(self.findings)
+
+
+@dataclass(frozen=True)
 class SentenceView:
     index: int
     line: int
@@ -221,6 +284,8 @@ class Counts:
     unknown: int = 0
     findings: int = 0               # unresolved
     resolved: int = 0
+    causes: int = 0                 # open root causes (errors and warnings)
+    error_causes: int = 0           # open root causes that are errors
 
     def __add__(self, other: Counts) -> Counts:
         return Counts(*(a + b for a, b in zip(self.__dict__.values(), other.__dict__.values(),
@@ -241,6 +306,17 @@ class RulesetView:
     diagram: DiagramView
     counts: Counts
     seconds: float | None
+    causes: tuple[CauseView, ...] = ()      # open root causes, most severe first
+    resolved_causes: tuple[CauseView, ...] = ()
+
+    @property
+    def attention(self) -> tuple[CauseView, ...]:
+        """The open root causes that are errors, most severe first."""
+        return tuple(c for c in self.causes if c.severity == "error")
+
+    @property
+    def warnings(self) -> tuple[CauseView, ...]:
+        return tuple(c for c in self.causes if c.severity != "error")
 
     @property
     def open_findings(self) -> tuple[FindingView, ...]:
@@ -265,3 +341,7 @@ class ReportData:
     rulesets: tuple[RulesetView, ...]
     timings: bool
     totals: Counts
+    # what `ruleproof merge` joins shards by: the code version, the options, the shard,
+    # and per ruleset its spec and text hashes and its raw results (checker.results.codec)
+    provenance: dict[str, Any] = field(default_factory=dict, compare=False)
+    results: tuple[dict[str, Any], ...] = field(default=(), compare=False)

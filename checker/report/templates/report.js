@@ -68,6 +68,34 @@
     opened = [];
   });
 
+  var search = document.getElementById("f-search");
+  var filters = ["state", "kind", "severity", "rule"].map(function (n) {
+    return document.getElementById("f-" + n);
+  });
+  var count = document.getElementById("f-count");
+  function applyFilters() {
+    var words = search ? search.value.toLowerCase().trim() : "";
+    var want = filters.map(function (f) { return f ? f.value : ""; });
+    var attrs = ["data-states", "data-kinds", "data-severity", "data-rules"];
+    var cards = document.querySelectorAll("article.cause");
+    var shown = 0;
+    Array.prototype.forEach.call(cards, function (card) {
+      var ok = !words || card.textContent.toLowerCase().indexOf(words) >= 0;
+      want.forEach(function (v, i) {
+        if (ok && v) {
+          ok = (card.getAttribute(attrs[i]) || "").split("|").indexOf(v) >= 0;
+        }
+      });
+      card.hidden = !ok;
+      if (ok) { shown += 1; }
+    });
+    if (count) {
+      count.textContent = (words || want.join("")) ? shown + " of " + cards.length + " shown" : "";
+    }
+  }
+  if (search) { search.addEventListener("input", applyFilters); }
+  filters.forEach(function (f) { if (f) { f.addEventListener("change", applyFilters); } });
+
   function reveal() {
     var id = decodeURIComponent(window.location.hash.slice(1));
     var el = id ? document.getElementById(id) : null;

@@ -67,7 +67,8 @@ def walk(system: System, choices: list[int]) -> int:
             rolled[v.name] = value
         assert forbidden_here(system, event, rolled) == []
         taken += bool(event.declares)
-        state = interp.macro_step(state, label, inputs).micro[-1]
+        outcomes = interp.macro_steps(state, label, inputs)     # one per order's end
+        state = outcomes[pick % len(outcomes)].micro[-1]
     return taken
 
 

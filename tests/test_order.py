@@ -89,7 +89,7 @@ def test_order_reports_exactly_the_planted_ones(name: str) -> None:
     # order-dependence-ordered: its ordering rule settles STUN, so the finding is resolved
     # by it
     planted = {"order-dependence": {STUN, STRENGTH, NOTE},
-               "order-dependence-ordered": {STUN[:3] + (True, ("removal-before-hp",))}}
+               "order-dependence-ordered": {(*STUN[:3], True, ("removal-before-hp",))}}
     assert summary(scan.findings) == planted.get(name, set())
     assert scan.undecided == []
 

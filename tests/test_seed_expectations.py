@@ -23,7 +23,11 @@ from checker.spec.load import load_ruleset
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parent.parent
-RULESETS = ["eldfall", "noctvale", "bushido"]
+# Bushido is checked on demand (`-m slow`), not in the default run: after the unordered
+# resolution, the scope re-check and its Wait readings, its fresh check needs the Z3 engines
+# for tens of minutes (its reachable set is past the decision-diagram budget), and its
+# reviewed expectations have not been re-read against the new semantics yet (issue #16).
+RULESETS = ["eldfall", "noctvale", pytest.param("bushido", marks=pytest.mark.slow)]
 
 
 @cache

@@ -179,11 +179,11 @@ def test_the_finding_flows_through_every_report(tmp_path: Path,
                  "r.xml", "--html", "html"])
     out = capsys.readouterr().out
     assert code == 0          # a warning: fails only with --strict
-    assert "warning[RP414]: wounded-is-down: 'A wounded model is Down.' is proved only " \
-        "because hp ≤ 1" in out
+    assert "1 warning (1 finding)" in out     # the terminal's one line per root cause
     data = json.loads(Path("r.json").read_text("utf-8"))
     (f,) = [f for r in data["rulesets"] for f in r["findings"]
             if f["kind"] == "scope-sensitive"]
+    assert "'A wounded model is Down.' is proved only because hp ≤ 1" in f["message"]
     assert f["code"] == "RP414" and f["trace"] is not None
     sarif = json.loads(Path("r.sarif").read_text("utf-8"))
     assert any(r["ruleId"] == "RP414" for run in sarif["runs"] for r in run["results"])

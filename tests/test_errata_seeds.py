@@ -166,7 +166,8 @@ def test_diff_noctvale_without_affliction_cap(capsys: pytest.CaptureFixture[str]
     out = capsys.readouterr().out
     assert "~ noctvale: cap 'afflictions-capped': proved → violated (trace: 2 steps)" in out
     assert "- noctvale: rules 'keep-only-3' removed" in out
-    assert "the change makes possible what was not, loses a promise, or introduces a violation or an unresolved finding" in out
+    assert ("the change makes possible what was not, loses a promise, or introduces a "
+            "violation or an unresolved finding") in out
 
 
 # ============================================================================ 2. heal clears Dead

@@ -30,6 +30,9 @@ def from_properties(ruleset: Ruleset, results: list[PropertyResult]) -> list[Fin
             out.append(Finding("non-termination", rules, (),
                                "triggered rules keep firing without end: "
                                + " → ".join(fired[-6:]), trace=r.trace))
+    if results and not any(r.kind == "termination" for r in results):
+        return out     # the text's and the citations' findings go with the built-in
+        #                termination property, so a sharded run reports them once
     for name, element in ruleset.undefined:
         out.append(Finding("undefined-reference", (element,), (name,),
                            f"the text refers to {name!r} but never defines it"))

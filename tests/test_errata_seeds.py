@@ -42,6 +42,10 @@ SEEDS = ("eldfall-states.txt", "noctvale-conditions.txt")
 ELDFALL = (ROOT / "spec" / "eldfall.yaml").read_text("utf-8")
 NOCTVALE = (ROOT / "spec" / "noctvale.yaml").read_text("utf-8")
 
+# the citation lints (how the spec cites the text): a baseline accepts them, but they are
+# not reviewed expectations of the text (the same kinds as in test_seed_expectations.py)
+LINTS = ("merged-statements", "trigger-wording")
+
 # errata 1: the whole rule that enforces the cap (`afflictions` has range 0..5 on purpose:
 # "range larger than the cap: `keep-only-3` is what keeps it at 3")
 CAP_RULE = """  - id: keep-only-3
@@ -308,7 +312,11 @@ def test_baseline_then_check_errata(capsys: pytest.CaptureFixture[str]) -> None:
     # the one reviewed violation of the seed (tests/expectations/noctvale.yaml)
     assert [e["summary"].split(" — ")[0] for e in violations] == \
         ["always 'untimed-afflictions-remain' is violated"]
-    assert len(accepted) - len(violations) == len(unresolved)
+    # the citation lints are accepted too, but they are not reviewed expectations of the
+    # text (tests/test_seed_expectations.py: LINTS): the rest are exactly the reviewed ones
+    lints = [e for e in accepted if e["kind"] in LINTS]
+    assert lints
+    assert len(accepted) - len(violations) - len(lints) == len(unresolved)
     capsys.readouterr()
 
     # the old copy against its own baseline: nothing new, nothing gone, exit 0

@@ -193,8 +193,9 @@ def _any_oracle(system: System, dist: dict[State, int], prop: Property) -> int |
     return min(hits) if hits else None
 
 
-def agree_any(system: System) -> None:
-    core = Reach(system, resolution="any")
+def agree_any(system: System, *, keep_layers: bool = True) -> None:
+    core = Reach(system, resolution="any", keep_layers=keep_layers)
+    assert core.core.dropped is not keep_layers
     assert core.complete
     dist = any_search(system)
     assert core.reachable_count() == len(dist)
@@ -213,6 +214,34 @@ def agree_any(system: System) -> None:
 @given(rulesets())
 def test_any_agrees_with_brute_force(text: str) -> None:
     agree_any(_load(text))
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
+@given(rulesets())
+def test_frontier_only_layers_agree_with_brute_force(text: str) -> None:
+    """A core that keeps only each layer's frontier (what it falls back to at its node
+    budget) recomputes a layer's sets when a query needs them: the same counts, verdicts
+    and shortest traces."""
+    agree_any(_load(text), keep_layers=False)
+
+
+def test_dropping_the_layers_at_the_budget_changes_no_answer() -> None:
+    """Eldfall with a node budget its kept layers exceed: the core drops them, completes
+    within the budget, and answers every property as the core that kept them, with traces
+    as long (the same first layer meets each target)."""
+    system = _seed("eldfall")
+    full = Reach(system)
+    assert full.complete and not full.core.dropped
+    budget = full.core.progress.peak_nodes * 3 // 4
+    lean = Reach(system, node_budget=budget)
+    assert lean.complete and lean.core.dropped
+    assert lean.core.progress.peak_nodes > budget     # the count that forced the drop
+    assert (lean.reachable_count(), lean.stable_count()) == (1_083_045, 6_490)
+    for prop in system.properties:
+        a, b = full.check(prop), lean.check(prop)
+        assert (a.status, a.layer, len(a.events)) == (b.status, b.layer, len(b.events)), \
+            prop.id
+        assert b.trace is None or b.trace.replayed
 
 
 def test_the_check_answers_from_the_core_with_the_same_verdicts_as_without() -> None:

@@ -241,8 +241,11 @@ class Version:
     def stable_states(self, depth: int | None, at: str = "stable") -> Node:
         """Every reachable stable state (every micro state with `at="all"`), bookkeeping
         and inputs included (within `depth` macro layers, if given)."""
+        if depth is None or depth + 1 >= len(self.core.layers):
+            return self.core.all_micro if at == "all" else self.core.all_stable
         out = self.j.bdd.false
-        for layer in self.core.layers[:None if depth is None else depth + 1]:
+        for k in range(depth + 1):
+            layer = self.core.layer(k)
             out |= layer.micro if at == "all" else layer.stable
         return out
 

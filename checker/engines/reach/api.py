@@ -55,11 +55,12 @@ class Reach:
 
     def __init__(self, system: System, *, resolution: Resolution = "any",
                  node_budget: int = 5_000_000, layer_budget: int = 10_000,
-                 reorder: bool = False) -> None:
+                 reorder: bool = False, keep_layers: bool = True) -> None:
         self.system = system
         self.resolution = resolution
         self.core = Core(system, resolution=resolution, node_budget=node_budget,
-                         layer_budget=layer_budget, reorder=reorder)
+                         layer_budget=layer_budget, reorder=reorder,
+                         keep_layers=keep_layers)
         self._stepper: Stepper | None = None
         self._exact: Core | None = None
         self._args = (node_budget, layer_budget, reorder)

@@ -16,9 +16,16 @@ until `Lj` is empty (`_res` grows by one per micro step, so at most `res_bound +
 `A[k] = ⋃ Lj ∧ stable` (the stable states the events lead to, bookkeeping included),
 `M[k] = ⋃ Lj` (every micro state of those resolutions), `stuck[k] = ⋃ Lj ∧ ¬stable ∧
 _res ≥ bound` (non-termination), and the new frontier `C[k] = canon(A[k]) ∖ ⋃ C[<k]`.
-Layer 0 resolves the initial states the same way. The rings are kept, so the first layer
-meeting a query gives a counterexample that is shortest in events by construction
-(`witness.py` walks back through the rings).
+Layer 0 resolves the initial states the same way. The first layer meeting a query gives a
+counterexample that is shortest in events by construction (`witness.py` walks back through
+the layer's micro rings, recomputed from the frontier before it).
+
+Every layer's sets are kept while the node budget allows. When it would be exceeded, the
+per-layer `A[k]`, `M[k]` and `stuck[k]` are dropped (their unions and every frontier `C[k]`
+are kept) and the search goes on within the same budget; a dropped layer's sets are then
+recomputed from `C[k-1]` when a query needs them (`Core.layer`). Before either, the garbage is
+collected and the nodes counted again. The collections, the drop and the stop are decided
+by counts of nodes, so every machine makes the same decisions.
 
 When the layered search stops at a budget, `saturate` computes the same sets exactly by
 *chaining* (each event's image, resolved, is added to the set before the next event is
@@ -81,6 +88,14 @@ class Layer:
 
 
 @dataclass
+class Frontier:
+    """A layer whose sets were dropped to stay within the node budget: only `C[k]` is kept
+    (`Core.layer` recomputes the rest)."""
+
+    frontier: Node
+
+
+@dataclass
 class Saturated:
     """The exact sets from the chained fixpoint (`Core.saturate`), when it converged."""
 
@@ -106,7 +121,8 @@ class Core:
 
     def __init__(self, system: System, *, resolution: Resolution = "any",
                  node_budget: int = 5_000_000, layer_budget: int = 10_000,
-                 reorder: bool = False, enc: Encoding | None = None) -> None:
+                 reorder: bool = False, enc: Encoding | None = None,
+                 keep_layers: bool = True) -> None:
         self.system = system
         self.resolution = resolution
         self.node_budget = node_budget
@@ -118,11 +134,13 @@ class Core:
         self.forget_bits = [b for n in sorted(self.forget) for b in self.enc.cur[n]]
         bdd = self.enc.bdd
         self.stuck_test = ~self.rel.stable & ~self.rel.res_below
-        self.layers: list[Layer] = []
+        self.layers: list[Layer | Frontier] = []
         self.progress = Progress()
         self.visited: Node = bdd.false      # ⋃ C[k]
         self.all_micro: Node = bdd.false    # ⋃ M[k]
+        self.all_stable: Node = bdd.false   # ⋃ A[k]
         self.all_stuck: Node = bdd.false
+        self.dropped = not keep_layers      # the per-layer sets were dropped (module doc)
         self.saturated: Saturated | None = None
 
     # ------------------------------------------------------------------ the fixpoint
@@ -152,10 +170,33 @@ class Core:
     def _within_budget(self, base: int = 0) -> bool:
         n = self.enc.nodes() - base
         self.progress.peak_nodes = max(self.progress.peak_nodes, n)
+        if n > self.node_budget and not base:
+            len(self.enc.bdd)       # dd: counting the nodes collects the garbage first
+            n = self.enc.nodes()
+            if n > self.node_budget and not self.dropped:
+                self._drop_layers()
+                n = self.enc.nodes()
         if n > self.node_budget:
             self.progress.reason = f"node budget {self.node_budget:,} exceeded ({n:,} live)"
             return False
         return True
+
+    def _drop_layers(self) -> None:
+        """Keep only every layer's frontier (module docstring); collect the garbage."""
+        self.dropped = True
+        self.layers = [Frontier(layer.frontier) for layer in self.layers]
+        len(self.enc.bdd)           # dd: counting the nodes collects the garbage first
+
+    def layer(self, k: int) -> Layer:
+        """Macro layer `k` with its sets (recomputed from `C[k-1]` if they were dropped,
+        outside the budget: they were computed once within it)."""
+        held = self.layers[k]
+        if isinstance(held, Layer):
+            return held
+        micro = self.enc.bdd.false
+        for ring in self.layer_rings(k):
+            micro |= ring
+        return Layer(held.frontier, micro & self.rel.stable, micro, micro & self.stuck_test)
 
     def layer_rings(self, k: int) -> list[Node]:
         """The micro rings of macro layer `k` (recomputed, outside the budget: a witness
@@ -179,10 +220,13 @@ class Core:
             stable = micro & self.rel.stable
             stuck = micro & self.stuck_test
             new = self.canon(stable) & ~self.visited
-            self.layers.append(Layer(new, stable, micro, stuck))
+            self.layers.append(Frontier(new) if self.dropped else
+                               Layer(new, stable, micro, stuck))
             self.visited |= new
             self.all_micro |= micro
+            self.all_stable |= stable
             self.all_stuck |= stuck
+            del rings, micro, stable, stuck
             k = len(self.layers) - 1
             self.progress.layers = len(self.layers)
             self.progress.history.append((k, self.stable_count_of(new), self.enc.nodes()))

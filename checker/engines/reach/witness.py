@@ -44,7 +44,10 @@ class Segment:
 
 def first_layer(core: Core, target: Node, at: str) -> int | None:
     false = core.enc.bdd.false
-    for k, layer in enumerate(core.layers):
+    if (core.all_micro if at == "all" else core.all_stable) & target == false:
+        return None
+    for k in range(len(core.layers)):
+        layer = core.layer(k)
         reached = layer.micro if at == "all" else layer.stable
         if reached & target != false:
             return k

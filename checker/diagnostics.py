@@ -82,6 +82,10 @@ _CODES = [
     Code("RP601", "citation-drift", "a quote no longer matches the source text"),
     Code("RP602", "uncovered-sentence", "a sentence no spec clause accounts for",
          Severity.WARNING),
+    Code("RP603", "behaviour-changed",
+         "an errata changes what the rules allow (`ruleproof diff`)"),
+    Code("RP604", "verdict-changed",
+         "an errata changes a property's verdict (`ruleproof diff`)"),
 ]
 
 # The finding kinds, each registered once, in the order the reports list them.

@@ -120,3 +120,42 @@ def test_accept_file_naming_unknown_difference_is_refused(
 def test_unchanged_has_no_behaviour_change(tmp_path: Path) -> None:
     rc, changes = _diff(tmp_path, MINI, MINI)
     assert rc == 0 and changes == []
+
+
+def test_sarif_points_at_the_lines_the_errata_changed(tmp_path: Path) -> None:
+    """`diff --sarif`: the behaviour changes of a moved expiry are located at the changed
+    line of NEW (the `on:` of bleeding-roll), which the SARIF schema accepts."""
+    import jsonschema
+
+    new = MINI.replace("    on: strategic-phase\n    when: Bleeding", "    on: activation-phase\n"
+                       "    when: Bleeding")
+    changed = next(n for n, line in enumerate(new.splitlines(), start=1)
+                   if line == "    on: activation-phase")
+    a, b = _tree(tmp_path, "old", MINI), _tree(tmp_path, "new", new)
+    out = tmp_path / "diff.sarif"
+    assert main(["diff", str(a), str(b), "--sarif", str(out),
+                 "--html", str(tmp_path / "page")]) == 1
+    doc = json.loads(out.read_text("utf-8"))
+    schema = json.loads((ROOT / "tests" / "golden" / "sarif-schema-2.1.0.json")
+                        .read_text("utf-8"))
+    jsonschema.Draft4Validator(schema).validate(doc)
+    results = doc["runs"][0]["results"]
+    behaviour = [r for r in results if r["ruleId"] == "RP603"]
+    assert behaviour and {r["level"] for r in behaviour} >= {"error"}
+    for r in behaviour:
+        region = r["locations"][0]["physicalLocation"]["region"]
+        assert (region["startLine"], region["endLine"]) == (changed, changed)
+        assert r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == \
+            "new/spec/eldfall.yaml"        # relative to the folder the diff ran in
+    assert any("activation-phase" in r["message"]["text"] for r in behaviour)
+
+
+def test_changed_lines_of_new() -> None:
+    from checker.errata.lines import Hunk, changed_lines
+
+    old = "a\nb\nc\nd\n"
+    assert changed_lines(old, old) == ()
+    assert changed_lines(old, "a\nB\nc\nd\n") == (Hunk(2, 2, 1),)              # replaced
+    assert changed_lines(old, "a\nb\nx\ny\nc\nd\n") == (Hunk(3, 4, 0),)        # inserted
+    assert changed_lines(old, "a\nd\n") == (Hunk(1, 1, 2, deletion=True),)     # b, c gone
+    assert changed_lines(old, "b\nc\nd\n") == (Hunk(1, 1, 1, deletion=True),)  # first gone

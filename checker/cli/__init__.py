@@ -104,6 +104,8 @@ def _parser() -> argparse.ArgumentParser:
     df.add_argument("--rev", metavar="REV", help="compare NEW against itself at git revision "
                     "REV (then OLD is not given)")
     df.add_argument("--json", type=Path, metavar="FILE", help="write the diff as JSON")
+    df.add_argument("--sarif", type=Path, metavar="FILE",
+                    help="write SARIF 2.1.0: each difference at the lines of NEW it changed")
     df.add_argument("--html", type=Path, default=Path("reports"), metavar="DIR",
                     help="folder of the HTML diff page DIR/diff.html (default: reports/)")
     df.add_argument("--timeout", type=float, default=TIMEOUT_S, metavar="SECONDS")
@@ -447,6 +449,9 @@ def _diff(args: argparse.Namespace) -> int:
     page = diff_page(result, old_run, new_run, options, old_label=old_label,
                      new_label=str(args.new))
     render_diff(result, json_path=args.json, html_path=args.html / "diff.html", page=page)
+    if args.sarif is not None:
+        from checker.report.diff_sarif import diff_sarif
+        write_text_atomic(args.sarif, diff_sarif(result, old_run, new_run))
     return EXIT_FAIL if result.introduces_problems else EXIT_OK
 
 

@@ -39,7 +39,7 @@ class SarifReporter:
         used = sorted({res["ruleId"] for res in results})
         driver: dict[str, Any] = {
             "name": "ruleproof",
-            "rules": [_rule(code) for code in used],
+            "rules": [sarif_rule(code) for code in used],
         }
         if version:
             driver["version"] = version
@@ -99,7 +99,7 @@ class SarifReporter:
         return out
 
 
-def _rule(code: str) -> dict[str, Any]:
+def sarif_rule(code: str) -> dict[str, Any]:
     c = CODES[code]
     return {
         "id": c.code,
@@ -110,14 +110,14 @@ def _rule(code: str) -> dict[str, Any]:
     }
 
 
-def _uri(path: str) -> str:
+def sarif_uri(path: str) -> str:
     return urlquote(path, safe="/")
 
 
 def _spec_location(w: Where, what: str) -> dict[str, Any]:
     loc: dict[str, Any] = {
         "physicalLocation": {
-            "artifactLocation": {"uri": _uri(w.file), "uriBaseId": "%SRCROOT%"},
+            "artifactLocation": {"uri": sarif_uri(w.file), "uriBaseId": "%SRCROOT%"},
             "region": {"startLine": w.line, "startColumn": w.col},
         },
     }
@@ -129,7 +129,7 @@ def _spec_location(w: Where, what: str) -> dict[str, Any]:
 def _text_location(q: QuoteView, source: str) -> dict[str, Any]:
     return {
         "physicalLocation": {
-            "artifactLocation": {"uri": _uri(source), "uriBaseId": "%SRCROOT%"},
+            "artifactLocation": {"uri": sarif_uri(source), "uriBaseId": "%SRCROOT%"},
             "region": {"startLine": q.line, "startColumn": q.col, "endLine": q.end_line,
                        "endColumn": q.end_col, "snippet": {"text": q.quote}},
         },

@@ -113,9 +113,10 @@ def _parser() -> argparse.ArgumentParser:
                     help="reviewed behaviour changes (fingerprints): they do not fail the gate")
     df.add_argument("--write-accept", type=Path, metavar="FILE",
                     help="write every behaviour change of this diff to FILE, for review")
-    df.add_argument("--node-budget", type=int, default=Options().node_budget, metavar="N",
-                    help="decision-diagram nodes for the behaviour comparison (a count, not "
-                    "a time; past it the comparison is bounded and says so)")
+    df.add_argument("--node-budget", type=int, default=2 * Options().node_budget, metavar="N",
+                    help="decision-diagram nodes for the behaviour comparison, both versions' "
+                    "cores in one manager (a count, not a time; past it the comparison is "
+                    "bounded and says so; default: twice a check's core budget)")
     d = sub.add_parser("drift", help="check a spec's quotes against a new source text")
     d.add_argument("spec", type=Path)
     d.add_argument("--source", type=Path, required=True, metavar="TEXT",

@@ -46,6 +46,9 @@ from .reach.order import force_order
 from .reach.witness import first_layer, walk_back
 
 MAX_GROUPS = 12          # groups reported per kind of difference and ruleset
+PER_EVENT = 4            # step groups per event and direction (so that one event's many
+#   groups do not hide another event's: a moved expiry is a step lost at one phase and a
+#   step gained at another), at most 2 × MAX_GROUPS steps groups per direction in all
 
 
 @dataclass(frozen=True)
@@ -348,18 +351,25 @@ def behaviour_diff(old: System, new: System, *, node_budget: int,
         changes += situation_groups(j, change, here & ~there, there, ver)
     both = sa & sb
     events = sorted({e.id for e in old.events} | {e.id for e in new.events})
+    untold: list[str] = []
     for change, mine, other in (("possible", b, a), ("impossible", a, b)):
-        found = 0
+        found = left = 0
         for event in events:
-            if found >= MAX_GROUPS:
-                break
             t_mine = mine.steps(event, mine.situations(depth))
             t_other = other.steps(event, other.situations(depth))
             diff = t_mine & ~t_other & both
-            groups = _step_groups(j, change, event, diff, t_other & both, mine,
-                                  MAX_GROUPS - found)
+            room = min(PER_EVENT, 2 * MAX_GROUPS - found)
+            groups, rest = _step_groups(j, change, event, diff, t_other & both, mine, room)
             found += len(groups)
             changes += groups
+            if rest != j.bdd.false:
+                left += j.count(rest, [j.z, j.w])
+        if left:
+            now = "now possible" if change == "possible" else "no longer possible"
+            untold.append(f"{left} more step(s) {now}, not grouped (at most {PER_EVENT} "
+                          "groups per event are told)")
+    if untold:
+        note = "; ".join(x for x in (note, *untold) if x)
     changes += compare_violations(j, a, b, props, depth)
     changes += compare_decisions(j, a, b, both, depth)
     return BehaviourDiff(tuple(changes), tuple(j.shared), only_old, only_new, depth, note,
@@ -384,7 +394,8 @@ def situation_groups(j: Joint, change: str, diff: Node, other: Node, ver: Versio
 
 
 def _step_groups(j: Joint, change: str, event: str, diff: Node, other: Node, ver: Version,
-                 limit: int) -> list[BehaviourChange]:
+                 limit: int) -> tuple[list[BehaviourChange], Node]:
+    """Up to `limit` groups of the steps `diff` (over `z`, `w`), and the steps left."""
     out: list[BehaviourChange] = []
     while diff != j.bdd.false and len(out) < limit:
         pre = j.pick(diff, j.z)
@@ -409,4 +420,4 @@ def _step_groups(j: Joint, change: str, event: str, diff: Node, other: Node, ver
                                    j.count(group, [j.z, j.w]),
                                    ver.witness(goal, lits, (event, changed))))
         diff &= ~(where & effect)
-    return out
+    return out, diff

@@ -58,7 +58,8 @@ def diff_sarif(diff: SpecDiff, old: Run, new: Run, *, version: str = __version__
         bad = f.change in ("new", "changed") and not f.finding.resolved
         res = _result(f.finding.code, CODES[f.finding.code].severity.value if bad else "note",
                       f"{f.ruleset}: {f.change} {f.finding.kind}: {f.finding.message}", rs,
-                      hunks_in(rs, hunks[f.ruleset], f.finding.rules),
+                      hunks_in(rs, hunks[f.ruleset], (*f.finding.rules, *(
+                          f"states:{x}" for x in f.finding.states))),
                       f.finding.fingerprint(f.ruleset))
         if f.finding.resolved:
             res["suppressions"] = [{"kind": "inSource", "status": "accepted",

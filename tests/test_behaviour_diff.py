@@ -159,3 +159,22 @@ def test_changed_lines_of_new() -> None:
     assert changed_lines(old, "a\nb\nx\ny\nc\nd\n") == (Hunk(3, 4, 0),)        # inserted
     assert changed_lines(old, "a\nd\n") == (Hunk(1, 1, 2, deletion=True),)     # b, c gone
     assert changed_lines(old, "b\nc\nd\n") == (Hunk(1, 1, 1, deletion=True),)  # first gone
+
+
+def test_sarif_locates_a_new_finding_at_the_changed_lines(tmp_path: Path) -> None:
+    """An errata that makes Incapacitated unreachable (its trigger now needs HP below 0,
+    which the range never has): the new finding is a SARIF result at the changed line."""
+    new = MINI.replace("    when: hp == 0 and not Dead\n", "    when: hp < 0 and not Dead\n")
+    changed = next(n for n, line in enumerate(new.splitlines(), start=1)
+                   if line == "    when: hp < 0 and not Dead")
+    a, b = _tree(tmp_path, "old", MINI), _tree(tmp_path, "new", new)
+    out = tmp_path / "diff.sarif"
+    assert main(["diff", str(a), str(b), "--sarif", str(out),
+                 "--html", str(tmp_path / "page")]) == 1
+    results = json.loads(out.read_text("utf-8"))["runs"][0]["results"]
+    found = [r for r in results if r["ruleId"] not in ("RP603", "RP604")]
+    assert any("unreachable-state" in r["message"]["text"] and "new" in r["message"]["text"]
+               for r in found), [r["message"]["text"] for r in results]
+    for r in results:
+        region = r["locations"][0]["physicalLocation"]["region"]
+        assert (region["startLine"], region["endLine"]) == (changed, changed)

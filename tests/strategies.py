@@ -61,7 +61,8 @@ def effects(draw: st.DrawFn, flags: list[str], marker: bool, events: list[str]) 
 @st.composite
 def rulesets(draw: st.DrawFn, edges: bool = False, simultaneous: bool = False) -> str:
     """The YAML text of a small random ruleset citing `rules.txt`; with `edges`, a rule's
-    `on:` may also be `enters S` / `leaves S` (a State gained / lost in the step).
+    `on:` may also be `enters S` / `leaves S` (a State gained / lost in the step) or
+    `enters C` / `leaves C` for a condition C (it starts / stops holding in the step).
     `simultaneous`: two or three rules, all triggered by the first event, so that they
     resolve together (the orders of unordered resolution, issue #14)."""
     n_flags = draw(st.integers(1, 3))
@@ -93,7 +94,8 @@ def rulesets(draw: st.DrawFn, edges: bool = False, simultaneous: bool = False) -
     for i in range(n_rules):
         lines.append(f"  - id: r{i}")
         triggers = events + ([f"{w} {f}" for w in ("enters", "leaves")
-                              for f in flags + (["M"] if marker else [])] if edges else [])
+                              for f in [*flags, *(["M"] if marker else []), "x == 0",
+                                        "x >= 2 and not S0"]] if edges else [])
         if simultaneous:
             lines.append(f"    on: {events[0]}")
         elif draw(st.booleans()):

@@ -117,8 +117,8 @@ def test_engines_agree_with_explicit_search(text: str) -> None:
 @settings(max_examples=30, deadline=None, derandomize=True)
 @given(rulesets(edges=True))
 def test_engines_agree_with_explicit_search_on_enters_and_leaves(text: str) -> None:
-    """`on: enters S` / `on: leaves S` (the `_was` bookkeeping of the step's start): the
-    interpreter, the Z3 encoding and the engines on it agree."""
+    """`on: enters S` / `on: leaves S`, S a State or a condition (the `_was` bookkeeping of
+    the step's start): the interpreter, the Z3 encoding and the engines on it agree."""
     system = _load(text)
     assume(_initially_stable(system))
     agree(system)

@@ -31,6 +31,7 @@ from checker.spec.lower_expr import (
     did_you_mean,
     lower_bool,
     marker_vars,
+    split_owner,
     state_ref,
     sum_of,
 )
@@ -106,27 +107,37 @@ def lower_rules(ctx: Ctx) -> list[Transition]:
 
 def _edge_trigger(ctx: Ctx, text: str, model: str | None,
                   path: PathKey) -> tuple[str, LExpr] | None:
-    """`enters X` / `leaves X` in `on`: (the `_was` variable, the trigger: X was not held at
-    the start of this step and is now / was held and is not), ("", FALSE) when X is bad
-    (reported), None when `text` is an event name."""
-    words = text.split()
+    """`enters C` / `leaves C` in `on`: (the `_was` variable, the trigger: C did not hold at
+    the start of this step and holds now / held and does not), ("", FALSE) when C is bad
+    (reported), None when `text` is an event name. C is a State (`enters Crouched`: the
+    model gains it) or any condition (`enters wounds == 0`, `leaves wound_state ==
+    stunned`); two rules watching the same condition share its `_was` variable."""
+    words = text.split(None, 1)
     if len(words) != 2 or words[0] not in ("enters", "leaves"):
         return None
     try:
         ref = ast.parse_expr(words[1])
-        if not isinstance(ref, ast.Ref):
-            raise ExprTypeError("RP206", f"{words[1]!r} is not a State")
-        owner, state = state_ref(ctx, ref, model)
     except ast.ExprSyntaxError as exc:
         ctx.err("RP205", f"cannot parse {text!r} in 'on': {exc}", path,
-                "write 'enters X' or 'leaves X' with X a State")
+                "write 'enters X' or 'leaves X' with X a State or a condition")
         return "", FALSE
+    try:
+        is_state = isinstance(ref, ast.Ref) and ref.value is None and \
+            split_owner(ctx, ref, model)[1] in ctx.state_kind
+        if is_state:
+            assert isinstance(ref, ast.Ref)
+            owner, state = state_ref(ctx, ref, model)
     except ExprTypeError as exc:
         ctx.err(exc.code, f"in 'on: {text}': {exc}", path, exc.fix)
         return "", FALSE
-    names = marker_vars(ctx, owner, state)
-    total = sum_of([V(n) for n in names])
-    was = f"_was:{ctx.q(owner, state)}"
+    if is_state:
+        total = sum_of([V(n) for n in marker_vars(ctx, owner, state)])
+        was = f"_was:{ctx.q(owner, state)}"
+    else:
+        cond = lower_bool(ctx, words[1], model, path)
+        total = Op("ite", (cond, Const(1), Const(0)))
+        was = next((n for n, t in ctx.was_needed.items() if t == total),
+                   f"_was:{model}:({words[1]})" if model else f"_was:({words[1]})")
     ctx.was_needed[was] = total
     if words[0] == "enters":
         return was, conj(Op("eq", (V(was), Const(0))), Op("ge", (total, Const(1))))

@@ -1,0 +1,109 @@
+"""`on: enters C` / `on: leaves C` with C a condition, not only a State (issue #15, item 6:
+"becomes" is an edge, "while" a level).
+
+The expectations are written from the semantics: a rule `on: enters hp == 0` fires in the
+step in which `hp == 0` starts to hold, and never again while it keeps holding; a level
+rule `when: hp == 0` fires whenever its condition holds and firing changes something.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from strategies import load_spec
+
+from checker.errors import SpecError
+from checker.interpret import Interpreter, reachable_states
+from checker.ir import System
+
+pytestmark = pytest.mark.unit
+
+SPEC = """ruleset: t
+source: rules.txt
+vars:
+  hp: {range: [0, 2], init: 2}
+states:
+  Incapacitated: {}
+events:
+  - {id: wound, when: hp > 0, do: ["hp -= 1"]}
+  - {id: heal, when: hp < 2, do: ["hp += 1"]}
+  - {id: shake-off, when: Incapacitated, do: [leave Incapacitated]}
+rules:
+  - id: down-at-zero
+    TRIGGER
+    do: [enter Incapacitated]
+"""
+
+
+def _system(trigger: str, spec: str = SPEC) -> System:
+    with tempfile.TemporaryDirectory() as folder:
+        return load_spec(Path(folder), spec.replace("TRIGGER", trigger))
+
+
+def _stable(system: System) -> set[tuple[int, bool]]:
+    """(hp, Incapacitated) of every reachable stable state."""
+    interp = Interpreter(system)
+    states, complete = reachable_states(system)
+    assert complete
+    hp, inc = interp.index["hp"], interp.index["Incapacitated"]
+    return {(s[hp], bool(s[inc])) for s in states if interp.is_stable(s)}
+
+
+def test_an_edge_on_a_condition_fires_once_when_it_starts_to_hold() -> None:
+    seen = _stable(_system("on: enters hp == 0"))
+    # reaching 0 makes the model Incapacitated; shaking it off at 0 HP is not undone,
+    # since hp == 0 did not *start* to hold in that step; healing keeps the State
+    assert (0, True) in seen
+    assert (0, False) in seen
+    assert (1, True) in seen and (2, True) in seen
+    assert (1, False) in seen and (2, False) in seen
+
+
+def test_the_level_rule_on_the_same_condition_fires_while_it_holds() -> None:
+    seen = _stable(_system("when: hp == 0"))
+    assert (0, True) in seen
+    assert (0, False) not in seen           # re-entered at once after shaking it off
+
+
+def test_leaves_a_condition() -> None:
+    spec = SPEC.replace("[enter Incapacitated]", "[leave Incapacitated]").replace(
+        "  - {id: shake-off, when: Incapacitated, do: [leave Incapacitated]}",
+        "  - {id: fall, when: not Incapacitated, do: [enter Incapacitated]}")
+    seen = _stable(_system("on: leaves hp == 0", spec))
+    # the State is lost in the step in which hp leaves 0 (healed from 0), not otherwise
+    assert (2, True) in seen and (1, True) in seen and (0, True) in seen
+    system = _system("on: leaves hp == 0", spec)
+    interp = Interpreter(system)
+    hp, inc = interp.index["hp"], interp.index["Incapacitated"]
+    states, _ = reachable_states(system)
+    healed = 0
+    for s in states:
+        if interp.is_stable(s) and s[hp] == 0 and s[inc]:
+            _, after = interp.after_event(s, "heal", ())
+            for end in interp.resolutions(after).finals:
+                assert end[hp] == 1 and not end[inc]
+                healed += 1
+    assert healed
+
+
+def test_two_rules_on_one_condition_share_its_bookkeeping() -> None:
+    spec = SPEC + """  - id: also-at-zero
+    on: enters hp == 0
+    do: ["hp += 0"]
+"""
+    system = _system("on: enters hp == 0", spec)
+    was = [v.name for v in system.vars if v.kind == "was"]
+    assert was == ["_was:(hp == 0)"]
+
+
+@pytest.mark.parametrize(("trigger", "code"), [
+    ("on: enters hp ==", "RP205"),          # not a condition
+    ("on: enters hp + 1", "RP206"),         # a number, not true or false
+    ("on: enters mana == 0", "RP203"),      # unknown name
+])
+def test_a_bad_condition_is_a_located_error(trigger: str, code: str) -> None:
+    with pytest.raises(SpecError) as info:
+        _system(trigger)
+    assert any(d.code == code for d in info.value.diagnostics)

@@ -107,3 +107,53 @@ def test_a_bad_condition_is_a_located_error(trigger: str, code: str) -> None:
     with pytest.raises(SpecError) as info:
         _system(trigger)
     assert any(d.code == code for d in info.value.diagnostics)
+
+
+# ------------------------------------------------------------------ the trigger-wording lint
+
+POSTURE = """ruleset: t
+source: rules.txt
+vars:
+  posture: {values: [standing, prone], init: standing}
+  torch: {values: ["false", "true"], init: "true"}
+events:
+  - {id: trip, when: posture == standing, do: [posture = prone]}
+  - {id: stand, when: posture == prone, do: [posture = standing]}
+  - {id: pick-up, when: not torch, do: ["torch = true"]}
+rules:
+  - id: prone-drops-torch
+    cite: "A model that becomes prone drops its torch."
+    TRIGGER
+    DO
+"""
+
+
+def _lints(trigger: str, do: str = 'do: ["torch = false"]') -> list[str]:
+    from checker.results.lints import lint_findings
+    from checker.spec.load import load_ruleset
+
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "rules.txt").write_text(
+            "A model that becomes prone drops its torch.\n", encoding="utf-8")
+        spec = Path(folder) / "spec.yaml"
+        spec.write_text(POSTURE.replace("TRIGGER", trigger).replace("DO", do),
+                        encoding="utf-8")
+        return [f.message for f in lint_findings(load_ruleset(spec))
+                if f.kind == "trigger-wording"]
+
+
+def test_becoming_a_value_written_as_a_level_is_linted() -> None:
+    [message] = _lints("when: posture == prone")
+    assert "“becomes”" in message and "write `on: enters posture == prone`" in message
+
+
+def test_the_edge_on_the_value_is_not_linted() -> None:
+    assert _lints("on: enters posture == prone") == []
+
+
+def test_a_value_the_rule_itself_assigns_is_its_effect_not_its_trigger() -> None:
+    # the rule reads `posture` and makes the model prone: "becomes prone" is its effect;
+    # the same condition with another effect is linted
+    assert _lints("when: posture == standing and not torch", "do: [posture = prone]") == []
+    assert len(_lints("when: posture == standing and not torch",
+                      'do: ["torch = true"]')) == 1

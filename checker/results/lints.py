@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from checker.ir import Citation, Ruleset, lvars
+from checker.ir import Assign, Citation, Const, Ruleset, Transition, lvars
 from checker.results import Finding
 
 LINTED = ("rules", "constraints", "facts", "modifiers")   # the kinds `restates` can link
@@ -35,6 +35,26 @@ def _edge_word(quote: str, states: dict[str, str]) -> tuple[str, str]:
             if w in states:
                 return m.group(0).split()[0], states[w]
     return "", ""
+
+
+def _watched(ruleset: Ruleset, rule: Transition) -> dict[str, str]:
+    """What a rule's condition reads that a sentence can say it "becomes": its States (lower
+    case → name) and the values of its enumerated variables (`downed` → `wound_state ==
+    downed`), except a value the rule itself assigns (that is its effect, not its
+    trigger)."""
+    given = {(e.var, e.value.value) for e in rule.effects
+             if isinstance(e, Assign) and isinstance(e.value, Const)}
+    out: dict[str, str] = {}
+    for n in sorted(lvars(rule.guard)):
+        v = ruleset.system.var(n)
+        if v.state:
+            out[v.state.lower()] = v.state
+        elif v.kind == "enum":
+            local = n.split(".", 1)[1] if v.model and n.startswith(f"{v.model}.") else n
+            for i, label in enumerate(v.labels):
+                if (n, i) not in given:
+                    out.setdefault(label.lower(), f"{local} == {label}")
+    return out
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -80,16 +100,16 @@ def _trigger_wording(ruleset: Ruleset) -> list[Finding]:
             continue
         seen.add(ident)
         quotes = [c.quote for c in ruleset.citations if c.element == ident]
-        read = {st.lower(): st for n in sorted(lvars(rule.guard))
-                if (st := ruleset.system.var(n).state)}
+        read = _watched(ruleset, rule)
         edge = [q for q in quotes if _edge_word(q, read)[0]]
         level = [q for q in quotes if _LEVEL.search(q) and not _edge_word(q, read)[0]]
         if not rule.on and not rule.edges and edge:
             said, state = _edge_word(edge[0], read)
+            what = "a State being gained" if " == " not in state else "a value being taken"
             out.append(Finding(
                 "trigger-wording", (ident,), (),
                 f"rule {ident!r} fires while its condition holds (level), but its sentence "
-                f"says “{said}” (“{edge[0]}”): a State being gained is an edge; if the text "
+                f"says “{said}” (“{edge[0]}”): {what} is an edge; if the text "
                 f"means the moment it is gained, write `on: enters {state}`",
                 detail=tuple(("cites", q) for q in edge)))
         elif rule.edges and level and not edge:

@@ -225,12 +225,12 @@ def _at_least_one(ctx: Ctx, key: str, value: Any,
         if key in ctx.options:
             base = key.rsplit(".", 1)[0] if "." in key else None
             ctx.err("RP221", f"'at_least_one' names {key!r}, "
-                    + ("one slot of a decision: it says at least one of the slots"
+                    + (f"one slot of {base!r}: it is said of all the slots of a decision"
                        if base in ctx.slots else "a decision without slots"), path,
                     f"name the decision itself: at_least_one: {{{base}: ...}}"
                     if base in ctx.slots else
                     f"give {key!r} slots (decisions: {{{key}: {{slots: [first, second], "
-                    "options: [...]}}}}), or write 'must' for one decision")
+                    "options: [...]}}), or write 'must' for a single decision")
         else:
             ctx.err("RP203", f"unknown decision {key!r}", path,
                     did_you_mean(key, [*ctx.slots, *ctx.options]))

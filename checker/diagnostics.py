@@ -74,6 +74,8 @@ _CODES = [
     Code("RP218", "bad-restatement", "a 'restates' link that cannot be compared"),
     Code("RP220", "not-a-term-unused", "'not-a-term' lists a term the text never uses"),
     Code("RP219", "bad-reading", "readings of a sentence, or the adoption of one, are malformed"),
+    Code("RP221", "at-least-one-without-slots", "'at_least_one' names a decision without "
+         "slots, or one slot"),
     # graph / structure: RP301–RP304 are finding kinds, below
     # properties
     Code("RP501", "property-violated", "a property the ruleset promises is violated"),

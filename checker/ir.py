@@ -174,16 +174,19 @@ class Decision:
 
 @dataclass(frozen=True)
 class Constraint:
-    """`only`/`forbid`/`must` over one decision, active when `when` holds."""
+    """`only`/`forbid`/`must` over one decision, active when `when` holds; or `some`
+    (`at_least_one`): `decision` is a slotted decision's name (`action`) and at least one of
+    its `slots` (`action.first`, `action.second`) must take one of `options`."""
 
     id: str
     source: str
-    kind: Literal["only", "forbid", "must"]
+    kind: Literal["only", "forbid", "must", "some"]
     decision: str
     options: tuple[str, ...]
     when: LExpr
     overrides: tuple[str, ...] = ()   # constraint sources this one overrides
     model: str | None = None
+    slots: tuple[str, ...] = ()       # `some`: the slot decisions it ranges over
 
 
 @dataclass(frozen=True)
@@ -377,8 +380,11 @@ def effective_expr(c: Constraint, constraints: list[Constraint] | tuple[Constrai
 def allowed_expr(constraints: list[Constraint] | tuple[Constraint, ...], dim: str, option: str,
                  model: str | None, permissions: tuple[Permission, ...] = ()) -> LExpr:
     """Option `option` of decision `dim` is allowed for `model` by the effective constraints
-    (those not overridden by another active constraint or permission of the same model)."""
-    mine = [c for c in constraints if c.decision == dim and c.model == model]
+    (those not overridden by another active constraint or permission of the same model).
+    An `at_least_one` (`some`) obliges a slot among several and forbids no option of any
+    one decision: it never restricts what is allowed."""
+    mine = [c for c in constraints
+            if c.decision == dim and c.model == model and c.kind != "some"]
     parts: list[LExpr] = []
     for c in mine:
         effective = effective_expr(c, constraints, permissions)

@@ -178,3 +178,21 @@ def test_sarif_locates_a_new_finding_at_the_changed_lines(tmp_path: Path) -> Non
     for r in results:
         region = r["locations"][0]["physicalLocation"]["region"]
         assert (region["startLine"], region["endLine"]) == (changed, changed)
+
+
+def test_an_at_least_one_added_is_a_requirement_on_the_slotted_decision(
+        tmp_path: Path) -> None:
+    # two action slots; the erratum obliges a Crouched model to Dodge with one of them
+    old = MINI.replace("  action: [melee_attack, assist_self, dodge, nothing, perceive]",
+                       "  action:\n    slots: [first, second]\n"
+                       "    options: [melee_attack, assist_self, dodge, nothing, perceive]")
+    new = old.replace("constraints:\n", "constraints:\n  - id: crouched-dodges\n"
+                      "    cite: \"The model immediately enters the Crouched State and retains"
+                      " all other States.\"\n    when: Crouched\n"
+                      "    at_least_one: {action: [dodge]}\n")
+    rc, changes = _diff(tmp_path, old, new)
+    assert rc == 1
+    required = [c for c in changes if c["what"] == "required"]
+    assert [(c["change"], c["event"]) for c in required] == [("possible", "action: dodge")]
+    assert ["Crouched", "1"] in required[0]["where"]
+    assert not [c for c in changes if c["what"] == "allowed"]   # it forbids nothing

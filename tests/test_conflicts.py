@@ -51,6 +51,15 @@ PLANTED: dict[str, set[Expected]] = {
          ("Immobilized", "Panicked"), True, ("prevent-beats-force",)),
         ("forbidden-obligation", ("panicked-engaged", "panicked-run"), ("Engaged", "Panicked"),
          True, ("panicked-engaged",))},
+    # at_least_one across two action slots (docs/spec-language.md "slots"): Stunned forbids
+    # moving on both, Slowed and Hobbled one each; Stunned with Slowed is not a third clash
+    "forbidden-obligation-slots": {
+        ("forbidden-obligation", ("frightened-flee", "stunned-no-move"),
+         ("Frightened", "Stunned"), False, ()),
+        ("forbidden-obligation", ("frightened-flee", "hobbled-second", "slowed-first"),
+         ("Frightened", "Hobbled", "Slowed"), False, ())},
+    "unmet-obligation-slots": {("unmet-obligation", ("frightened-flee",), ("Frightened",),
+                                False, ())},
     "no-legal-action": {("no-legal-action",
                          ("blinded-actions", "entangled-no-dodge", "frenzied-no-nothing"),
                          ("Blinded", "Entangled", "Frenzied"), False, ())},

@@ -8,8 +8,11 @@ options; one Int per fact attribute, over the values the facts use):
     only   d ∈ {o…}        forbid  d ∉ {o…}        must  d = o        fact  a = v
 
 and the situation is a conflict when they are jointly UNSAT. Every assertion reads a single
-variable, so a minimal unsatisfiable set (MUS) always lives on one variable: per (model,
-variable) the MUSes are enumerated completely with MARCO (Liffiton & Malik, "Enumerating
+variable but one: `at_least_one` (a disjunction across the slots of a slotted decision,
+`action.first ∈ {o…} or action.second ∈ {o…}`) reads every slot of its decision, so the
+slot variables of a decision with an `at_least_one` are one group, of several variables.
+A minimal unsatisfiable set (MUS) always lives on one group: per (model, group) the MUSes
+are enumerated completely with MARCO (Liffiton & Malik, "Enumerating
 infeasibility: finding multiple MUSes quickly", CPAIOR 2013) over the tracked assertions —
 shrink an unsat core by deletion to a MUS and block its supersets, grow a satisfiable seed
 to a maximal satisfiable set and block its subsets. This replaces the size-≤3 scan of
@@ -32,6 +35,7 @@ reachability is UNKNOWN are kept in `Scan.undecided`, never dropped as "no confl
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -70,14 +74,16 @@ class _Item:
 
     ident: str                    # instance id (`id@model/decision`)
     source: str                   # spec element id
-    kind: str                     # only | forbid | must | fact
-    var: str                      # "decision:<name>" or "fact:<attribute>"
-    size: int                     # the variable's domain is 0 .. size-1
+    kind: str                     # only | forbid | must | some | fact
+    var: str                      # the group: "decision:<name>" or "fact:<attribute>"
+    size: int                     # each variable's domain is 0 .. size-1
     allowed: frozenset[int]
     when: LExpr
     overrides: tuple[str, ...]
     model: str | None
     text: str
+    slots: tuple[int, ...] = (0,)  # the group's variables it reads: holds if one is allowed
+    width: int = 1                 # how many variables the group has (the slots)
 
 
 def find_conflicts(ruleset: Ruleset, options: Options) -> list[Finding]:
@@ -110,6 +116,8 @@ def scan_conflicts(ruleset: Ruleset, options: Options, part: int | None = None,
         for var in mine:
             vitems = by_var[var]
             muses, reason = _muses(vitems, options)
+            if vitems[0].width > 1:
+                muses = _fewest_rules(vitems, muses)
             if reason:
                 scan.undecided.append(Undecided("conflict", tuple(sorted({
                     i.source for i in vitems})), f"{var}: {reason}"))
@@ -157,10 +165,21 @@ def _groups(system: System) -> dict[str | None, list[_Item]]:
         values.setdefault(f.attribute, [])
         if f.value not in values[f.attribute]:
             values[f.attribute].append(f.value)
+    # a slot of a decision with an `at_least_one`: (model, slot) → (decision, index, slots)
+    slot_of: dict[tuple[str | None, str], tuple[str, int, int]] = {}
+    for c in system.constraints:
+        if c.kind == "some":
+            for i, s in enumerate(c.slots):
+                slot_of[(c.model, s)] = (c.decision, i, len(c.slots))
     out: dict[str | None, list[_Item]] = {}
     for c in system.constraints:
-        if c.decision in decisions:
-            out.setdefault(c.model, []).append(_constraint_item(c, decisions[c.decision]))
+        if c.kind == "some":
+            out.setdefault(c.model, []).append(_some_item(c, decisions[c.slots[0]]))
+        elif c.decision in decisions:
+            out.setdefault(c.model, []).append(_constraint_item(
+                c, decisions[c.decision], slot_of.get((c.model, c.decision))))
+        else:
+            raise InternalError(f"constraint {c.id} names no decision ({c.decision!r})")
     for f in system.facts:
         vals = sorted(values[f.attribute])
         out.setdefault(f.model, []).append(_Item(
@@ -170,34 +189,66 @@ def _groups(system: System) -> dict[str | None, list[_Item]]:
     return out
 
 
-def _constraint_item(c: Constraint, options: tuple[str, ...]) -> _Item:
+def _constraint_item(c: Constraint, options: tuple[str, ...],
+                     slot: tuple[str, int, int] | None = None) -> _Item:
+    """`slot`: (decision, index, slots) when `c` is on a slot of a decision grouped with
+    an `at_least_one`; its variable is then the slot's of that group."""
     chosen = frozenset(options.index(o) for o in c.options if o in options)
     allowed = frozenset(range(len(options))) - chosen if c.kind == "forbid" else chosen
     shown = ", ".join(c.options)
     text = {"only": f"{c.decision} only among {{{shown}}}",
             "forbid": f"{c.decision} not {{{shown}}}",
             "must": f"{c.decision} must be {shown}"}[c.kind]
-    return _Item(c.id, c.source, c.kind, f"decision:{c.decision}", len(options), allowed,
-                 c.when, c.overrides, c.model, text)
+    if slot is None:
+        return _Item(c.id, c.source, c.kind, f"decision:{c.decision}", len(options),
+                     allowed, c.when, c.overrides, c.model, text)
+    base, index, width = slot
+    return _Item(c.id, c.source, c.kind, f"decision:{base}", len(options), allowed, c.when,
+                 c.overrides, c.model, text, (index,), width)
+
+
+def _some_item(c: Constraint, options: tuple[str, ...]) -> _Item:
+    """`at_least_one`: one of the slots (variables 0 .. len(slots)-1) takes an option."""
+    allowed = frozenset(options.index(o) for o in c.options if o in options)
+    text = (f"at least one of {', '.join(c.slots)} among {{{', '.join(c.options)}}}"
+            if c.options else f"at least one of {', '.join(c.slots)} among no option")
+    return _Item(c.id, c.source, "some", f"decision:{c.decision}", len(options), allowed,
+                 c.when, c.overrides, c.model, text, tuple(range(len(c.slots))),
+                 len(c.slots))
+
+
+def _fewest_rules(items: list[_Item], muses: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    """The MUSes of a group of slots whose rules do not include another MUS's rules: one
+    rule restricts every slot (an item per slot), so "Panic and Stunned" is a clash of two
+    rules and "Panic, Slowed on the first action and Stunned" adds nothing to it (the
+    items of one rule share its `when`: the larger clash is active only where the smaller
+    is)."""
+    rules = [frozenset(items[i].source for i in mus) for mus in muses]
+    return [mus for mus, r in zip(muses, rules, strict=True) if not any(o < r for o in rules)]
 
 
 # ============================================================================ MARCO
 
 def _muses(items: list[_Item], options: Options) -> tuple[list[tuple[int, ...]], str]:
-    """All minimal unsatisfiable subsets of `items` (one variable), as sorted index tuples,
-    and a reason when the enumeration stopped early."""
+    """All minimal unsatisfiable subsets of `items` (one group: one variable, or the slot
+    variables of a decision), as sorted index tuples, and a reason when the enumeration
+    stopped early."""
     ctx = z3.Context()
-    x = z3.Int("x", ctx)
+    width = items[0].width
+    if any(it.width != width or max(it.slots) >= width for it in items):
+        raise InternalError(f"group {items[0].var} mixes variables of different groups")
+    xs = [z3.Int(f"x{k}", ctx) for k in range(width)]
     sel = [z3.Bool(f"s{i}", ctx) for i in range(len(items))]
 
     def solver() -> z3.Solver:
         return z3_solver(ctx, options)
 
     sub = solver()
-    sub.add(x >= 0, x < items[0].size)
+    for x in xs:
+        sub.add(x >= 0, x < items[0].size)
     for s_i, it in zip(sel, items, strict=True):
-        member = z3.Or(*[x == v for v in sorted(it.allowed)]) if it.allowed else \
-            z3.BoolVal(False, ctx)
+        cells = [xs[k] == v for k in it.slots for v in sorted(it.allowed)]
+        member = z3.Or(*cells) if cells else z3.BoolVal(False, ctx)
         sub.add(z3.Implies(s_i, member))
 
     def check(subset: list[int]) -> z3.CheckSatResult:
@@ -266,7 +317,7 @@ def _shrink(core: list[int],
 def _kind(members: list[_Item]) -> str:
     if members[0].kind == "fact":
         return "fact-contradiction"
-    if any(m.kind == "must" for m in members):
+    if any(m.kind in ("must", "some") for m in members):
         return "forbidden-obligation"
     return "no-legal-action"
 
@@ -338,15 +389,16 @@ def _finding(ruleset: Ruleset, reacher: Reacher, cand: _Candidate, w: Witness,
 def confirm_clash(members: list[_Item]) -> None:
     """Independently of z3, confirm that the clash is real and minimal: the members (all
     active in the witness state, checked above) leave their decision or fact no allowed
-    value, and without any one of them some value is allowed. A clash that fails this is
-    a bug in the engine (`InternalError`), never a finding."""
-    def left(items: list[_Item]) -> frozenset[int]:
-        values = frozenset(range(items[0].size))
-        for it in items:
-            values &= it.allowed
-        return values
+    value (their slots no allowed assignment, enumerated), and without any one of them some
+    value is allowed. A clash that fails this is a bug in the engine (`InternalError`),
+    never a finding."""
+    def left(items: list[_Item]) -> bool:
+        width = items[0].width
+        return any(all(any(values[k] in it.allowed for k in it.slots) for it in items)
+                   for values in itertools.product(range(items[0].size), repeat=width))
 
-    if len({m.var for m in members}) != 1 or left(members):
+    if len({m.var for m in members}) != 1 or len({m.width for m in members}) != 1 or \
+            left(members):
         raise InternalError(f"conflict {[m.ident for m in members]} is not confirmed by "
                             "the interpreter: some value satisfies every rule")
     for i in range(len(members)):

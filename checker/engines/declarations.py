@@ -10,7 +10,9 @@ reachability core, with its Z3 and explicit fallbacks), its witness replayed:
 
 - `unmet-obligation`: a `must` in force, the constraints permit the obliged option, and no
   event that declares it is enabled (or none exists). Where the constraints themselves
-  forbid it, the clash is the conflict scan's `forbidden-obligation`.
+  forbid it, the clash is the conflict scan's `forbidden-obligation`. An `at_least_one`
+  in force is unmet where some selected option is permitted on some slot and no enabled
+  event declares a selected option on any slot.
 - `no-legal-action`: the model is at the decision point (the written guard of one of its
   declaring events holds), no `must` on the decision is in force (that is an obligation's
   finding), none of its declaring events is enabled and every option no event declares
@@ -80,6 +82,9 @@ def scan_declarations(ruleset: Ruleset, reacher: Reacher, part: int) -> Scan:
         if c.kind == "must" and (c.decision, c.model) in tied and \
                 scan_part([c.source]) == part:
             _obligation(ruleset, reacher, c, scan)
+        elif c.kind == "some" and any((s, c.model) in tied for s in c.slots) and \
+                scan_part([c.source]) == part:
+            _some_obligation(ruleset, reacher, c, scan)
     for (dim, model), events in sorted(tied.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
         if scan_part([f"decision:{dim}"]) == part:
             _no_legal_action(ruleset, reacher, dim, model, events, scan)
@@ -127,6 +132,29 @@ def _obligation(ruleset: Ruleset, reacher: Reacher, c: Constraint, scan: Scan) -
                                  message, False, (), w.trace, _detail(ruleset, [c.source])))
 
 
+def _some_obligation(ruleset: Ruleset, reacher: Reacher, c: Constraint, scan: Scan) -> None:
+    """`at_least_one`: in force, some selected option permitted on some slot, and no
+    enabled event declares a selected option on any slot."""
+    system = ruleset.system
+    wanted = {(s, o, c.model) for s in c.slots for o in c.options}
+    meets = [e for e in system.events if wanted & set(e.declares)]
+    cond = conj(effective_expr(c, system.constraints, _perms(system)),
+                disj(*(allowed_expr(system.constraints, s, o, c.model, _perms(system))
+                       for s in c.slots for o in c.options)),
+                neg(disj(*(e.guard for e in meets))))
+    w = _ask(reacher, cond, "unmet-obligation", (c.source,), scan)
+    if w is None or w.state is None or w.trace is None:
+        return
+    names = ", ".join(sorted({e.source for e in meets}))
+    how = f"no event that declares one can happen here ({names})" if meets else \
+        "no event declares one"
+    message = (f"{_where(system, w, [c.when], c.model)}: the rules oblige it to declare "
+               f"{' or '.join(c.options)} as at least one of {', '.join(c.slots)} "
+               f"({c.source!r}) and nothing forbids it, but {how}")
+    scan.findings.append(Finding("unmet-obligation", (c.source,), states_of(system, [c.when]),
+                                 message, False, (), w.trace, _detail(ruleset, [c.source])))
+
+
 # ============================================================================ no legal action
 
 def _blockers(system: System, env: dict[str, int], events: list[Transition],
@@ -143,7 +171,7 @@ def _blockers(system: System, env: dict[str, int], events: list[Transition],
             if dim is not None and d != dim:
                 continue
             for c in system.constraints:
-                if c.decision != d or c.model != model:
+                if c.decision != d or c.model != model or c.kind == "some":
                     continue
                 permits = option not in c.options if c.kind == "forbid" else \
                     option in c.options
@@ -269,7 +297,7 @@ def _permission(ruleset: Ruleset, reacher: Reacher, p: Permission, scan: Scan) -
                                      applies.trace, _detail(ruleset, [p.source, *rules])))
         return
     for c in system.constraints:
-        if c.decision != p.decision or c.model != p.model:
+        if c.decision != p.decision or c.model != p.model or c.kind == "some":
             continue
         if not any((o in c.options) == (c.kind == "forbid") for o in p.options):
             continue
@@ -299,7 +327,7 @@ def _permission(ruleset: Ruleset, reacher: Reacher, p: Permission, scan: Scan) -
 def _forbidding(system: System, p: Permission, env: dict[str, int]) -> list[str]:
     out = set()
     for c in system.constraints:
-        if c.decision == p.decision and c.model == p.model and \
+        if c.decision == p.decision and c.model == p.model and c.kind != "some" and \
                 evaluate(effective_expr(c, system.constraints, _perms(system)), env) and \
                 any((o in c.options) == (c.kind == "forbid") for o in p.options):
             out.add(c.source)

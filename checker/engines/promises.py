@@ -36,11 +36,14 @@ def compare_violations(j: Joint, a: Version, b: Version,
 
 def required_expr(constraints: Sequence[Constraint], dim: str, option: str,
                   model: str | None) -> LExpr:
-    """Option `option` of decision `dim` is required of `model` by an effective `must`."""
+    """Option `option` of decision `dim` is required of `model` by an effective `must`; `dim`
+    a slotted decision's name: `option` is among those an effective `at_least_one` requires
+    of one of its slots."""
     everyone = [c for c in constraints if c.model == model]
     parts: list[LExpr] = []
     for c in constraints:
-        if c.kind != "must" or c.decision != dim or c.model != model or option not in c.options:
+        if c.kind not in ("must", "some") or c.decision != dim or c.model != model or \
+                option not in c.options:
             continue
         overriders = [o.when for o in everyone if c.source in o.overrides]
         parts.append(conj(c.when, *(neg(w) for w in overriders)))
@@ -53,12 +56,23 @@ def _options(system: System) -> set[tuple[str, str, str | None]]:
     return {(d.name, o, m) for d in system.decisions for o in d.options for m in owners}
 
 
+def _slotted(system: System) -> dict[tuple[str, str, str | None], str]:
+    """(slotted decision, option, model) of each `at_least_one` → the decision's first slot:
+    "required" then means required of one of its slots."""
+    return {(c.decision, o, c.model): c.slots[0] for c in system.constraints
+            if c.kind == "some" for d in system.decisions if d.name == c.slots[0]
+            for o in d.options}
+
+
 def compare_decisions(j: Joint, a: Version, b: Version, both: Node,
                       depth: int | None) -> list[BehaviourChange]:
     """Where an option became allowed or forbidden, required or not, in the situations both
     versions reach."""
     out: list[BehaviourChange] = []
-    for dim, option, model in sorted(_options(a.system) & _options(b.system),
+    common = _options(a.system) & _options(b.system)
+    slotted = {k for k, first in {**_slotted(a.system), **_slotted(b.system)}.items()
+               if (first, k[1], k[2]) in common}   # either version's `at_least_one`
+    for dim, option, model in sorted(common | slotted,
                                      key=lambda t: (t[0], t[1], t[2] or "")):
         label = f"{dim}: {option}" + (f" (model {model})" if model else "")
         for what, expr in (("allowed", allowed_expr), ("required", required_expr)):

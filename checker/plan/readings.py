@@ -97,6 +97,7 @@ def _touch(system: System, element: str, reads: set[str], writes: set[str]) -> N
         if c.source == element:
             reads |= lvars(c.when)
             writes.add(f"decision:{c.decision}")
+            writes.update(f"decision:{s}" for s in c.slots)   # `at_least_one`: every slot
     for f in system.facts:
         if f.source == element:
             reads |= lvars(f.when)

@@ -137,8 +137,19 @@ def _restatements(ctx: Ctx, elements: dict[str, Element]) -> None:
                         f"{other!r} (one of the {kinds[other]}): only statements of the same "
                         "kind can be compared", path,
                         f"formalize both statements as {section}, or drop 'restates'")
+            elif section == "constraints" and any(
+                    c.id in (item.id, other) and _has_at_least_one(c)
+                    for c in ctx.doc.constraints):
+                ctx.err("RP218", f"{item.id!r} restates {other!r}, but 'at_least_one' "
+                        "statements cannot be compared yet (the restatement check compares "
+                        "the options each statement allows, and 'at_least_one' allows them "
+                        "all)", path, "drop 'restates' from this pair")
             elif item.id in elements:
                 elements[item.id] = replace(elements[item.id], restates=other)
+
+
+def _has_at_least_one(c: Any) -> bool:
+    return bool(c.at_least_one) or any(r.at_least_one for r in c.readings)
 
 
 # ============================================================================ declarations

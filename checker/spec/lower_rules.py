@@ -213,9 +213,60 @@ def _decision_constraints(ctx: Ctx, ident: str, source: str, decl: Any, when: LE
             for d, options, suffix in _restricted(ctx, kind, dim, opts, (*path, kind, dim)):
                 out.append(Constraint(f"{ctx.instance(ident, model)}/{d}{suffix}", source,
                                       kind, d, options, when, overrides, model))
+    for dim, spec in (getattr(decl, "at_least_one", None) or {}).items():
+        given = True
+        got = _at_least_one(ctx, dim, spec, (*path, "at_least_one", dim))
+        if got is not None:
+            slots, options = got
+            out.append(Constraint(f"{ctx.instance(ident, model)}/{dim}:at_least_one", source,
+                                  "some", dim, options, when, overrides, model, slots))
     if not given and not hasattr(decl, "steps"):
-        ctx.err("RP209", "a constraint needs one of 'only', 'forbid', 'must'", path)
+        ctx.err("RP209", "a constraint needs one of 'only', 'forbid', 'must', 'at_least_one'",
+                path)
     return out
+
+
+def _at_least_one(ctx: Ctx, key: str, value: Any,
+                  path: PathKey) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """`at_least_one: {action: [options]}` or `{action: {attribute: value(s)}}` over a
+    slotted decision's name → (its slots, the options selected); the options a mapping
+    selects are those whose attributes have all the values given. A decision without
+    slots, or one slot, is RP221."""
+    if key not in ctx.slots:
+        if key in ctx.options:
+            base = key.rsplit(".", 1)[0] if "." in key else None
+            ctx.err("RP221", f"'at_least_one' names {key!r}, "
+                    + (f"one slot of {base!r}: it is said of all the slots of a decision"
+                       if base in ctx.slots else "a decision without slots"), path,
+                    f"name the decision itself: at_least_one: {{{base}: ...}}"
+                    if base in ctx.slots else
+                    f"give {key!r} slots (decisions: {{{key}: {{slots: [first, second], "
+                    "options: [...]}}), or write 'must' for a single decision")
+        else:
+            ctx.err("RP203", f"unknown decision {key!r}", path,
+                    did_you_mean(key, [*ctx.slots, *ctx.options]))
+        return None
+    slots = tuple(ctx.slots[key])
+    first = slots[0]
+    options: tuple[str, ...]
+    if isinstance(value, dict):
+        declared = sorted({a for at in ctx.attrs[first].values() for a in at})
+        for attr in value:
+            if attr not in declared:
+                ctx.err("RP216", f"no option of decision {key!r} declares the attribute "
+                        f"{attr!r}", path, did_you_mean(attr, declared))
+                return None
+        wanted = {a: {_scalar(v) for v in (vs if isinstance(vs, list) else [vs])}
+                  for a, vs in value.items()}
+        options = tuple(o for o in ctx.options[first]
+                        if all(ctx.attrs[first][o].get(a) in ws for a, ws in wanted.items()))
+        return slots, options
+    options = (value,) if isinstance(value, str) else tuple(value)
+    for o in options:
+        if o not in ctx.options[first]:
+            ctx.err("RP203", f"{o!r} is not an option of decision {key!r}", path,
+                    did_you_mean(o, ctx.options[first]))
+    return slots, tuple(o for o in options if o in ctx.options[first])
 
 
 def _restricted(ctx: Ctx, kind: str, key: str, value: Any,

@@ -23,7 +23,7 @@ from checker.spec.source import SourceMap, SpecTree
 FORMAL: dict[str, tuple[str, ...]] = {
     "events": ("when", "do"),
     "rules": ("on", "when", "do", "repeat_while"),
-    "constraints": ("when", "only", "forbid", "must"),
+    "constraints": ("when", "only", "forbid", "must", "at_least_one"),
     "facts": ("when", "set"),
     "properties": ("always", "never", "reachable", "terminal", "after"),
 }

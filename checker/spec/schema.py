@@ -130,6 +130,9 @@ class PreventDecl(_Strict):
 
 Scalar = bool | int | str
 Restriction = dict[str, list[str] | Scalar]   # {decision: [options]} or {attribute: value}
+# `at_least_one`: {decision: [options]} or {decision: {attribute: value}} over a slotted
+# decision's name: at least one of its slots takes one of the options
+AtLeastOne = dict[str, list[str] | str | dict[str, list[Scalar] | Scalar]]
 
 
 class ConstraintReading(_Strict):
@@ -138,6 +141,7 @@ class ConstraintReading(_Strict):
     only: Restriction | None = None
     forbid: Restriction | None = None
     must: dict[str, str] | None = None
+    at_least_one: AtLeastOne | None = None
 
 
 class ConstraintDecl(_Strict):
@@ -146,6 +150,7 @@ class ConstraintDecl(_Strict):
     only: Restriction | None = None
     forbid: Restriction | None = None
     must: dict[str, str] | None = None
+    at_least_one: AtLeastOne | None = None
     overrides: list[str] = []
     restates: str | None = None
     cite: Cite | None = None
@@ -218,6 +223,7 @@ class StepDecl(_Strict):
     only: Restriction | None = None
     forbid: Restriction | None = None
     must: dict[str, str] | None = None
+    at_least_one: AtLeastOne | None = None
     cite: Cite | None = None
     title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 

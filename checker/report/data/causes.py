@@ -411,7 +411,7 @@ def _families(ctx: Context, causes: list[CauseView]) -> list[CauseView]:
     """Open two-rule clashes of one family become one matrix card when there are at least
     `MIN_MATRIX` of them: "must" × "cannot" (forbidden obligations, and the no-legal-action
     clashes of a "must"), then the permissions and restrictions that leave no legal action."""
-    must = {c.source for c in ctx.ruleset.system.constraints if c.kind == "must"}
+    must = {c.source for c in ctx.ruleset.system.constraints if c.kind in ("must", "some")}
     musts = [c for c in causes if not c.resolved and "forbidden-obligation" in c.kinds
              and set(c.kinds) <= {"forbidden-obligation", "no-legal-action"}
              and len(c.rules) == 2 and len(set(c.rules) & must) == 1]

@@ -122,8 +122,11 @@ def _edge_trigger(ctx: Ctx, text: str, model: str | None,
                 "write 'enters X' or 'leaves X' with X a State or a condition")
         return "", FALSE
     try:
-        is_state = isinstance(ref, ast.Ref) and ref.value is None and \
-            split_owner(ctx, ref, model)[1] in ctx.state_kind
+        # a bare name that is no variable is read as a State (so a misspelt State is
+        # reported as one, with its did-you-mean)
+        is_state = isinstance(ref, ast.Ref) and ref.value is None and (
+            (name := split_owner(ctx, ref, model)[1]) in ctx.state_kind
+            or name not in {*ctx.model_vars, *ctx.global_vars, *ctx.inputs})
         if is_state:
             assert isinstance(ref, ast.Ref)
             owner, state = state_ref(ctx, ref, model)

@@ -139,8 +139,8 @@ _FINDINGS = [
     _finding("RP417", "trigger-wording",
              "a rule's trigger does not match its sentence ('becomes' versus 'while')",
              "Rules whose trigger does not match their sentence", Severity.WARNING),
-    _finding("RP420", "simultaneous-rules", "rules whose spec order used to decide which "
-             "fires first", "Rules that can apply together (spec order no longer decides)",
+    _finding("RP420", "simultaneous-rules", "rules that can apply together in an order the "
+             "text leaves open", "Rules that can apply together (every order is checked)",
              Severity.NOTE),
 ]
 

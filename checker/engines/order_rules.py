@@ -31,8 +31,8 @@ active player chooses", with the consequence of each choice; `meta: resolves:
 active-player-orders` → resolved by that entry. Ordering rules that exist but do not
 classify the pair leave it open, and the finding says so.
 
-`simultaneous_notice` is the one note per ruleset that the meaning changed: the pairs
-whose order could matter, which spec order used to decide.
+`simultaneous_notice` is the one note per ruleset of the rules the text leaves unordered:
+the pairs whose order could matter, all of whose orders are checked.
 """
 
 from __future__ import annotations
@@ -350,13 +350,13 @@ def _finding(ruleset: Ruleset, group: list[Divergence], resolver: str) -> Findin
 def notice_message(pairs: Sequence[tuple[str, ...]]) -> str:
     listed = "; ".join(" / ".join(p) for p in pairs[:6]) + (" …" if len(pairs) > 6 else "")
     return (f"{len(pairs)} pair(s) of rules can apply in the same resolution with an order "
-            "that could matter; their order in the spec used to decide and no longer does "
-            f"— every order is checked: {listed}")
+            "that could matter, and the text does not order them (their order in the spec "
+            f"means nothing) — every order is checked: {listed}")
 
 
 def simultaneous_notice(ruleset: Ruleset,
                         pairs: list[tuple[Transition, Transition, LExpr]]) -> Finding | None:
-    """The one note that spec order no longer decides: the pairs of rules that can be
+    """The one note of the rules the text leaves unordered: the pairs of rules that can be
     enabled together and whose order could matter, not settled by an ordering rule."""
     system = ruleset.system
     loose = []

@@ -270,3 +270,11 @@ def test_a_restatement_of_an_at_least_one_is_refused(tmp_path: Path) -> None:
     with pytest.raises(SpecError) as exc:
         load_ruleset(path)
     assert [d.code for d in exc.value.diagnostics] == ["RP218"]
+
+
+def test_a_permission_on_a_slotted_decision_grants_on_each_slot(tmp_path: Path) -> None:
+    ruleset = _load(tmp_path, "forbid: {action: [shoot]}",
+                    "may:\n  - {id: p, when: Feared, grants: {action: retreat}}\n")
+    perms = ruleset.system.permissions     # type: ignore[attr-defined]
+    assert sorted((p.decision, p.options) for p in perms) == [
+        ("action.first", ("retreat",)), ("action.second", ("retreat",))]

@@ -27,13 +27,15 @@ def lower_permissions(ctx: Ctx) -> list[Permission]:
                         ("may", i, "overrides"), did_you_mean(o, ids))
         for m in ctx.per_model():
             when = lower_bool(ctx, pd.when, m, ("may", i, "when"))
-            for dim, opts in pd.grants.items():
+            for key, opts in pd.grants.items():
                 options = (opts,) if isinstance(opts, str) else tuple(opts)
-                path = ("may", i, "grants", dim)
-                if not _known(ctx, dim, options, path):
-                    continue
-                out.append(Permission(f"{ctx.instance(pd.id, m)}/{dim}", pd.id, dim, options,
-                                      when, tuple(pd.overrides), m))
+                path = ("may", i, "grants", key)
+                # a slotted decision's own name grants on each of its slots
+                for dim in ctx.slots.get(key, [key]):
+                    if not _known(ctx, dim, options, path):
+                        continue
+                    out.append(Permission(f"{ctx.instance(pd.id, m)}/{dim}", pd.id, dim,
+                                          options, when, tuple(pd.overrides), m))
     return out
 
 

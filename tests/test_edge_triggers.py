@@ -157,3 +157,52 @@ def test_a_value_the_rule_itself_assigns_is_its_effect_not_its_trigger() -> None
     assert _lints("when: posture == standing and not torch", "do: [posture = prone]") == []
     assert len(_lints("when: posture == standing and not torch",
                       'do: ["torch = true"]')) == 1
+
+
+# ------------------------------------------------------------------ the merged-statements lint
+
+ROLL_TEXT = """Bleeding
+At the start of each of its turns, a Bleeding model must perform a Toughness roll.
+• Pass: nothing happens.
+• Fail: The model suffers 1 Wound.
+• It cannot be healed.
+"""
+
+
+def _merged(cites: str) -> list[str]:
+    from checker.results.lints import lint_findings
+    from checker.spec.load import load_ruleset
+
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "rules.txt").write_text(ROLL_TEXT, encoding="utf-8")
+        spec = Path(folder) / "spec.yaml"
+        spec.write_text(f"""ruleset: t
+source: rules.txt
+vars:
+  hp: {{range: [0, 2], init: 2}}
+states:
+  Bleeding: {{}}
+events:
+  - {{id: turn, when: hp > 0, do: []}}
+rules:
+  - id: bleeding-wound
+    cite: {cites}
+    on: turn
+    when: Bleeding
+    do: ["hp -= 1"]
+""", encoding="utf-8")
+        return [f.rules[0] for f in lint_findings(load_ruleset(spec))
+                if f.kind == "merged-statements"]
+
+
+def test_a_lead_in_and_one_of_its_bullets_are_one_clause() -> None:
+    assert _merged('["a Bleeding model must perform a Toughness roll.", '
+                   '"• Fail: The model suffers 1 Wound."]') == []
+
+
+def test_two_bullets_of_one_list_are_two_statements() -> None:
+    assert _merged('["• Fail: The model suffers 1 Wound.", "• It cannot be healed."]') == [
+        "bleeding-wound"]
+    assert _merged('["a Bleeding model must perform a Toughness roll.", '
+                   '"• Fail: The model suffers 1 Wound.", "• It cannot be healed."]') == [
+        "bleeding-wound"]

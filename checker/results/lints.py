@@ -57,6 +57,19 @@ def _watched(ruleset: Ruleset, rule: Transition) -> dict[str, str]:
     return out
 
 
+def _lead_in_and_bullet(ruleset: Ruleset, hit: list[int]) -> bool:
+    """Two sentences that are one clause: a sentence and one bullet of the list right after
+    it ("… must perform a Toughness roll." and its "• Fail: The model suffers 1 Wound.").
+    Two bullets of one list are two statements, and so is a lead-in with several."""
+    if len(hit) != 2:
+        return False
+    every = ruleset.source.sentences
+    first, bullet = every[hit[0]], every[hit[1]]
+    if first.kind == "bullet" or bullet.kind != "bullet":
+        return False
+    return all(s.kind == "bullet" for s in every[hit[0] + 1:hit[1]])
+
+
 def _words(text: str) -> tuple[str, ...]:
     return tuple(_WORDS.findall(text.lower()))
 
@@ -78,7 +91,7 @@ def _merged(ruleset: Ruleset) -> list[Finding]:
                 if c.start < s.end and s.start < c.end:
                     hit.setdefault(s.index, c)
         texts = {_words(c.quote) for c in hit.values()}
-        if len(hit) < 2 or len(texts) < 2:
+        if len(hit) < 2 or len(texts) < 2 or _lead_in_and_bullet(ruleset, sorted(hit)):
             continue
         quoted = sorted(hit.values(), key=lambda c: c.start)
         shown = "; ".join(f"“{c.quote}” (line {c.line})" for c in quoted)

@@ -246,11 +246,8 @@ class Version:
         and inputs included (within `depth` macro layers, if given)."""
         if depth is None or depth + 1 >= len(self.core.layers):
             return self.core.all_micro if at == "all" else self.core.all_stable
-        out = self.j.bdd.false
-        for k in range(depth + 1):
-            layer = self.core.layer(k)
-            out |= layer.micro if at == "all" else layer.stable
-        return out
+        reached = self.core.reached(depth)
+        return reached if at == "all" else reached & self.core.rel.stable
 
     def situations(self, depth: int | None) -> Node:
         """The canonical stable situations (within `depth` macro layers, if given)."""
@@ -268,10 +265,7 @@ class Version:
             return self.j.bdd.false
         start = situations & self.eq_z
         after = self.core.rel.image(rel, start)
-        rings, _ = self.core.resolve(after, counted=False)
-        post = self.j.bdd.false
-        for ring in rings:
-            post |= ring
+        post, _ = self.core.resolve(after, counted=False)
         post = self.core.canon(post & self.core.rel.stable)
         keep_bits = [b for v in self.system.vars for b in self.enc.cur[v.name]]
         return cudd.and_exists(post, self.eq_w, keep_bits)

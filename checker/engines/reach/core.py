@@ -13,19 +13,28 @@ One *macro layer* k is a nested fixpoint. From the canonical frontier `C[k-1]`:
     Lj = micro_img(Lj-1 ∧ ¬stable ∧ _res < bound)    one micro step (any rule that may fire)
 
 until `Lj` is empty (`_res` grows by one per micro step, so at most `res_bound + 1` rings).
-`A[k] = ⋃ Lj ∧ stable` (the stable states the events lead to, bookkeeping included),
-`M[k] = ⋃ Lj` (every micro state of those resolutions), `stuck[k] = ⋃ Lj ∧ ¬stable ∧
-_res ≥ bound` (non-termination), and the new frontier `C[k] = canon(A[k]) ∖ ⋃ C[<k]`.
-Layer 0 resolves the initial states the same way. The first layer meeting a query gives a
-counterexample that is shortest in events by construction (`witness.py` walks back through
-the layer's micro rings, recomputed from the frontier before it).
+`M[k] = ⋃ Lj` (every micro state of those resolutions), and the new frontier
+`C[k] = canon(M[k] ∧ stable) ∖ ⋃ C[<k]`. Layer 0 resolves the initial states the same way.
+The rings are not kept: each layer keeps its frontier `C[k]` and the *cumulative* set
+`R[k] = ⋃_{i≤k} M[i]` (consecutive cumulative sets share most of their nodes; the stable
+and stuck states are `R[k] ∧ stable` and `R[k] ∧ ¬stable ∧ _res ≥ bound`). The first
+layer meeting a query is found by bisection over the monotone `R[k]`, and gives a
+counterexample that is shortest in events by construction (`witness.py` walks back
+through `R[k] ∖ R[k-1]` one state at a time, recomputing nothing).
 
-Every layer's sets are kept while the node budget allows. When it would be exceeded, the
-per-layer `A[k]`, `M[k]` and `stuck[k]` are dropped (their unions and every frontier `C[k]`
-are kept) and the search goes on within the same budget; a dropped layer's sets are then
-recomputed from `C[k-1]` when a query needs them (`Core.layer`). Before either, the garbage is
-collected and the nodes counted again. The collections, the drop and the stop are decided
-by counts of nodes, so every machine makes the same decisions.
+Every layer's cumulative set is kept while the node budget allows. When it would be
+exceeded, they are dropped (the frontiers `C[k]` and the last `R` are kept) and the search
+goes on within the same budget; a dropped `R[k]` is recomputed from the frontiers when a
+query needs it (`Core.reached`). Before either, the garbage is collected and the nodes
+counted again.
+
+The variable order starts from FORCE (`order.py`); each variable's bits, current and next,
+form one group (`Encoding`), and the groups are sifted (Rudell 1993; CUDD's group sifting,
+Panda and Somenzi 1995) when the live nodes first pass `sift_at` and again each time they
+double since the last sifting (one-shot passes at chosen points: the engine prototype
+measured dynamic reordering making Bushido worse, `../shared/reference/engine-prototype.md`).
+The collections, the sifting, the drop and the stop are all decided by counts of nodes, so
+every machine makes the same decisions.
 
 When the layered search stops at a budget, `saturate` computes the same sets exactly by
 *chaining* (each event's image, resolved, is added to the set before the next event is
@@ -41,6 +50,7 @@ query is then answered only if the layers explored already meet it, else "too-la
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -50,6 +60,7 @@ from .encode import Encoding, Node
 from .relation import Relations
 
 Resolution = Literal["first", "any"]
+SIFT_AT = 100_000       # live nodes at the first group sifting (module docstring)
 
 
 def forgettable(system: System) -> frozenset[str]:
@@ -79,20 +90,11 @@ def forgettable(system: System) -> frozenset[str]:
 
 @dataclass
 class Layer:
-    """One macro layer: its new canonical situations and what its macro steps reached."""
+    """One macro layer: its new canonical situations, and every micro state reached by the
+    end of it (None once dropped to stay within the node budget: `Core.reached`)."""
 
-    frontier: Node        # C[k]: canonical situations first reached at this layer
-    stable: Node          # A[k]
-    micro: Node           # M[k]
-    stuck: Node           # stuck[k]
-
-
-@dataclass
-class Frontier:
-    """A layer whose sets were dropped to stay within the node budget: only `C[k]` is kept
-    (`Core.layer` recomputes the rest)."""
-
-    frontier: Node
+    frontier: Node              # C[k]: canonical situations first reached at this layer
+    reached: Node | None        # R[k] = ⋃_{i≤k} M[i]
 
 
 @dataclass
@@ -113,6 +115,7 @@ class Progress:
     reason: str = ""                    # why the search stopped early, "" when complete
     peak_nodes: int = 0
     micro_rings: int = 0
+    siftings: int = 0
     history: list[tuple[int, int, int]] = field(default_factory=list)  # (layer, new, nodes)
 
 
@@ -122,88 +125,133 @@ class Core:
     def __init__(self, system: System, *, resolution: Resolution = "any",
                  node_budget: int = 5_000_000, layer_budget: int = 10_000,
                  reorder: bool = False, enc: Encoding | None = None,
-                 keep_layers: bool = True) -> None:
+                 keep_layers: bool = True, sift_at: int = SIFT_AT) -> None:
+        """`sift_at`: live nodes at which the groups are first sifted (0: never; a core in
+        a manager shared with other encodings, `checker.engines.behaviour`, never sifts)."""
         self.system = system
         self.resolution = resolution
         self.node_budget = node_budget
         self.layer_budget = layer_budget
         self.enc = enc if enc is not None else Encoding(system, reorder=reorder)
+        self.sift_next = sift_at if enc is None and sift_at > 0 else 0   # 0: never
+        self.sifted = 0                     # live nodes after the last sifting
         self.rel = Relations(self.enc)
         self.forget = forgettable(system)
         self.keep = [v.name for v in system.vars if v.name not in self.forget]
         self.forget_bits = [b for n in sorted(self.forget) for b in self.enc.cur[n]]
         bdd = self.enc.bdd
         self.stuck_test = ~self.rel.stable & ~self.rel.res_below
-        self.layers: list[Layer | Frontier] = []
+        self.layers: list[Layer] = []
         self.progress = Progress()
         self.visited: Node = bdd.false      # ⋃ C[k]
-        self.all_micro: Node = bdd.false    # ⋃ M[k]
-        self.all_stable: Node = bdd.false   # ⋃ A[k]
-        self.all_stuck: Node = bdd.false
-        self.dropped = not keep_layers      # the per-layer sets were dropped (module doc)
+        self.all_micro: Node = bdd.false    # R[last]
+        self.dropped = not keep_layers      # the cumulative sets were dropped (module doc)
         self.saturated: Saturated | None = None
+        self._derived: dict[str, Node] = {}
+
+    @property
+    def all_stable(self) -> Node:
+        """Every reachable stable state found so far, bookkeeping included."""
+        return self._derive("stable", lambda m: m & self.rel.stable)
+
+    @property
+    def all_stuck(self) -> Node:
+        """Every reachable stuck state found so far (unstable at `res_bound`)."""
+        return self._derive("stuck", lambda m: m & self.stuck_test)
+
+    def _derive(self, key: str, fn: Callable[[Node], Node]) -> Node:
+        hit = self._derived.get(key)
+        if hit is None or self._derived.get("of") != self.all_micro:
+            self._derived = {"of": self.all_micro}
+            hit = self._derived[key] = fn(self.all_micro)
+        return hit
 
     # ------------------------------------------------------------------ the fixpoint
     def canon(self, s: Node) -> Node:
         return self.enc.bdd.exist(self.forget_bits, s) if self.forget_bits else s
 
-    def resolve(self, start: Node, *, counted: bool = True) -> tuple[list[Node], bool]:
-        """The micro rings L0, L1, ... from `start`; False when the node budget ran out
-        (only when `counted`)."""
+    def resolve(self, start: Node, *, counted: bool = True) -> tuple[Node, bool]:
+        """Every micro state of the resolutions from `start` (the union of the rings);
+        False when the node budget ran out (only when `counted`)."""
         bdd = self.enc.bdd
-        rings = [start]
-        cur = start
+        micro = cur = start
         while True:
             unstable = cur & ~self.rel.stable & self.rel.res_below
             if unstable == bdd.false:
-                return rings, True
+                return micro, True
             cur = self.rel.micro_image(unstable, self.resolution)
             if cur == bdd.false:
-                return rings, True
-            rings.append(cur)
+                return micro, True
+            micro |= cur
             if not counted:
                 continue
             self.progress.micro_rings += 1
             if not self._within_budget():
-                return rings, False
+                return micro, False
 
     def _within_budget(self, base: int = 0) -> bool:
         n = self.enc.nodes() - base
         self.progress.peak_nodes = max(self.progress.peak_nodes, n)
+        if self.sift_next and n >= self.sift_next:
+            n = self._sift() - base
         if n > self.node_budget and not base:
             len(self.enc.bdd)       # dd: counting the nodes collects the garbage first
             n = self.enc.nodes()
             if n > self.node_budget and not self.dropped:
                 self._drop_layers()
                 n = self.enc.nodes()
+        if n > self.node_budget and self.sift_next and n > self.sifted * 5 // 4:
+            n = self._sift() - base     # a last sifting before giving up, if it grew since
         if n > self.node_budget:
             self.progress.reason = f"node budget {self.node_budget:,} exceeded ({n:,} live)"
             return False
         return True
 
+    def _sift(self) -> int:
+        """Collect the garbage, sift the variable groups once (module docstring); the live
+        nodes after it. The next sifting waits until they double."""
+        bdd = self.enc.bdd
+        len(bdd)                    # dd: counting the nodes collects the garbage first
+        bdd.reorder()               # CUDD group sifting (the groups of `Encoding`)
+        n = self.enc.nodes()
+        self.progress.siftings += 1
+        self.sifted = n
+        self.sift_next = max(2 * n, self.sift_next)
+        return n
+
     def _drop_layers(self) -> None:
         """Keep only every layer's frontier (module docstring); collect the garbage."""
         self.dropped = True
-        self.layers = [Frontier(layer.frontier) for layer in self.layers]
+        for layer in self.layers:
+            layer.reached = None
         len(self.enc.bdd)           # dd: counting the nodes collects the garbage first
 
-    def layer(self, k: int) -> Layer:
-        """Macro layer `k` with its sets (recomputed from `C[k-1]` if they were dropped,
-        outside the budget: they were computed once within it)."""
-        held = self.layers[k]
-        if isinstance(held, Layer):
-            return held
-        micro = self.enc.bdd.false
-        for ring in self.layer_rings(k):
-            micro |= ring
-        return Layer(held.frontier, micro & self.rel.stable, micro, micro & self.stuck_test)
+    def reached(self, k: int) -> Node:
+        """`R[k]`: every micro state reached within macro layers 0..k (false for k < 0;
+        recomputed from the frontiers, outside the budget, if it was dropped)."""
+        if k < 0:
+            return self.enc.bdd.false
+        held = self.layers[k].reached
+        return held if held is not None else self.reached_upto(k)[k]
 
-    def layer_rings(self, k: int) -> list[Node]:
-        """The micro rings of macro layer `k` (recomputed, outside the budget: a witness
-        needs one layer's rings, already computed once within it)."""
-        start = self.enc.initial() if k == 0 else self.rel.event_image(self.layers[k - 1].frontier)
-        rings, _ = self.resolve(start, counted=False)
-        return rings
+    def reached_upto(self, k: int, stop: Node | None = None) -> list[Node]:
+        """`[R[0], ..., R[k]]`, the dropped ones recomputed in one pass from the frontiers
+        (outside the budget); with `stop`, the list ends at the first `R[i]` meeting it."""
+        out: list[Node] = []
+        acc = self.enc.bdd.false
+        for i in range(k + 1):
+            held = self.layers[i].reached
+            if held is not None:
+                acc = held
+            else:
+                start = self.enc.initial() if i == 0 else \
+                    self.rel.event_image(self.layers[i - 1].frontier)
+                micro, _ = self.resolve(start, counted=False)
+                acc = acc | micro
+            out.append(acc)
+            if stop is not None and acc & stop != self.enc.bdd.false:
+                break
+        return out
 
     def run(self) -> Progress:
         """Compute the layers until the fixpoint or a budget; idempotent."""
@@ -213,20 +261,12 @@ class Core:
         start = self.enc.initial() if not self.layers else \
             self.rel.event_image(self.layers[-1].frontier)
         while True:
-            rings, ok = self.resolve(start)
-            micro = bdd.false
-            for ring in rings:
-                micro |= ring
-            stable = micro & self.rel.stable
-            stuck = micro & self.stuck_test
-            new = self.canon(stable) & ~self.visited
-            self.layers.append(Frontier(new) if self.dropped else
-                               Layer(new, stable, micro, stuck))
-            self.visited |= new
+            micro, ok = self.resolve(start)
+            new = self.canon(micro & self.rel.stable) & ~self.visited
             self.all_micro |= micro
-            self.all_stable |= stable
-            self.all_stuck |= stuck
-            del rings, micro, stable, stuck
+            del micro
+            self.layers.append(Layer(new, None if self.dropped else self.all_micro))
+            self.visited |= new
             k = len(self.layers) - 1
             self.progress.layers = len(self.layers)
             self.progress.history.append((k, self.stable_count_of(new), self.enc.nodes()))
@@ -251,10 +291,9 @@ class Core:
 
         def settle(start: Node) -> bool:
             nonlocal canon, micro
-            rings, _ = self.resolve(start, counted=False)
-            for ring in rings:
-                micro |= ring
-                canon |= self.canon(ring & self.rel.stable)
+            reached, _ = self.resolve(start, counted=False)
+            micro |= reached
+            canon |= self.canon(reached & self.rel.stable)
             return self._within_budget(base)
 
         if not settle(self.enc.initial()):

@@ -3,8 +3,9 @@
 Every bounded integer variable `lo..hi` is stored offset-binary (`value - lo`) in
 `ceil(log2(hi - lo + 1))` bits; each bit has a current copy `x<i>_<b>` and a next copy
 `y<i>_<b>`, declared next to each other (interleaved), variables in FORCE order
-(`order.py`), most significant bit first. Encodings above `hi` are excluded by a domain
-constraint wherever a variable is left free (rolled inputs, the initial set).
+(`order.py`), most significant bit first; a variable's bits form one reordering group.
+Encodings above `hi` are excluded by a domain constraint wherever a variable is left free
+(rolled inputs, the initial set).
 
 Expressions (`checker.ir.LExpr`) compile to BDDs over the current bits. An integer term is
 represented exactly as a map *value → BDD of the states where the term has that value*
@@ -57,9 +58,12 @@ class Encoding:
             n = width(system.vars[i])
             self.cur[name] = [f"{prefix}x{i}_{b}" for b in range(n)]
             self.nxt[name] = [f"{prefix}y{i}_{b}" for b in range(n)]
-            if bdd is None:
+            if bdd is None and n:
                 for b in reversed(range(n)):
                     self.bdd.declare(self.cur[name][b], self.nxt[name][b])
+                # one group per variable: sifting moves its bits, current and next, as
+                # one block (`core.py`)
+                self.bdd.group({self.cur[name][n - 1]: 2 * n})
         self.all_cur = [b for v in system.vars for b in self.cur[v.name]]
         self.to_next = {c: n for v in system.vars
                         for c, n in zip(self.cur[v.name], self.nxt[v.name], strict=True)}

@@ -1,14 +1,20 @@
 """Witnesses: from the first macro layer meeting a query back to an initial state.
 
-The walk is backward through the onion rings (`core.py`): pick a concrete target state in
-the earliest micro ring of layer k that meets the goal; step back one micro step at a time
-(for every rule, the preimage of the single state under its relation — taken only where
-the rule may fire — intersected with the previous ring and, for the former `first`
-resolution, with "no earlier rule is enabled"); at the post-event ring, find an
-event and a canonical situation of layer k-1 whose image contains it (the inputs are the
-rolled values, visible in the post-event state); the situation's actual stable state in
-layer k-1 is the next goal. Layer 0 ends at an initial state. Because the layer is the first
-one meeting the query, the event path is shortest by construction.
+The first layer `k` whose cumulative set `R[k]` (`core.py`) meets the goal is found by
+bisection (the sets only grow). Its states not reached before, `R[k] ∖ R[k-1]`, are exactly
+the micro states first reached in layer k, and every micro predecessor within `R[k]` of
+such a state is one as well (a micro step taken in an earlier layer would have reached the
+state there). So the walk is backward one state at a time, with nothing recomputed: pick a
+concrete target state of `R[k] ∖ R[k-1]` that meets the goal; while it is not where the
+layer starts (an initial state for layer 0; else a state some event leads to from a
+canonical situation of `C[k-1]`), step back one micro step (for every rule, the preimage
+of the single state under its relation, taken only where the rule may fire, intersected
+with `R[k] ∖ R[k-1]` and, for the former `first` resolution, with "no earlier rule is
+enabled"; `_res` goes down by one each step, so the walk ends). At the start, take the
+event and the situation of `C[k-1]` (the inputs are the rolled values, visible in the
+post-event state); the situation's actual stable state first reached in layer k-1 is the
+next goal. Layer 0 ends at an initial state. Because the layer is the first one meeting
+the query, the event path is shortest by construction.
 
 Every path is then checked concretely by `step_check`, a small stepper over the public
 interpreter API (`Interpreter.run_effects`, `may_fire`) that replays each event with its
@@ -43,67 +49,86 @@ class Segment:
 
 
 def first_layer(core: Core, target: Node, at: str) -> int | None:
+    """The first macro layer whose cumulative set meets `target` (stable states only unless
+    `at` is "all"), by bisection; None when no reachable state does."""
     false = core.enc.bdd.false
-    if (core.all_micro if at == "all" else core.all_stable) & target == false:
+    if at != "all":
+        target = target & core.rel.stable
+    if core.all_micro & target == false:
         return None
-    for k in range(len(core.layers)):
-        layer = core.layer(k)
-        reached = layer.micro if at == "all" else layer.stable
-        if reached & target != false:
-            return k
-    return None
+    lo, hi = 0, len(core.layers) - 1       # R[hi] meets the target
+    if core.dropped:                       # one pass over the recomputed sets
+        return len(core.reached_upto(hi, stop=target)) - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if core.reached(mid) & target != false:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
 
 
 def walk_back(core: Core, k: int, goal: Node, at: str) -> list[Segment]:
     """A path of k events from an initial state to a state of `goal` (stable if `at` is
-    "stable") reached in layer k."""
+    "stable") first reached in layer k."""
     enc, rel = core.enc, core.rel
     false = enc.bdd.false
     input_idx = [i for i, v in enumerate(core.system.vars) if v.kind == "input"]
+    initial = enc.initial()
     segments: list[Segment] = []
+    reached = core.reached_upto(k)
     while True:
-        rings = core.layer_rings(k)
-        wanted = goal if at == "all" else goal & rel.stable
-        j = next((j for j, ring in enumerate(rings) if ring & wanted != false), None)
-        if j is None:
-            raise InternalError(f"reach: layer {k} does not meet the goal on recomputation")
-        t = enc.pick(rings[j] & wanted)
+        fresh = reached[k] & ~reached[k - 1] if k else reached[0]
+        wanted = fresh & (goal if at == "all" else goal & rel.stable)
+        if wanted == false:
+            raise InternalError(f"reach: layer {k} does not meet the goal")
+        t = enc.pick(wanted)
         chain: list[State] = [t]
         fired: list[str] = []
-        for i in range(j, 0, -1):
-            t, rule = _micro_predecessor(core, t, rings[i - 1])
+        frontier = core.layers[k - 1].frontier if k else false
+        start: tuple[str, State] | None = None
+        while True:
+            if k == 0 and enc.state_cube(t) & initial != false:
+                break
+            if k > 0:
+                start = _event_into(core, t, frontier)
+                if start is not None:
+                    break
+            t, rule = _micro_predecessor(core, t, fresh)
             chain.insert(0, t)
             fired.insert(0, rule)
-        if k == 0:
+        if start is None:
             segments.insert(0, Segment(None, (), tuple(chain), tuple(fired)))
             return segments
-        frontier = core.layers[k - 1].frontier
-        first = enc.state_cube(chain[0])
-        for r in rel.events:
-            pre = rel.preimage(r, first) & frontier
-            if pre != false:
-                situation = enc.pick(pre, core.keep)
-                inputs = tuple(chain[0][i] for i in input_idx)
-                segments.insert(0, Segment(r.transition.id, inputs, tuple(chain),
-                                           tuple(fired)))
-                break
-        else:
-            raise InternalError(f"reach: no event leads into layer {k}")
+        event, situation = start
+        inputs = tuple(chain[0][i] for i in input_idx)
+        segments.insert(0, Segment(event, inputs, tuple(chain), tuple(fired)))
         goal, at, k = enc.state_cube(situation, core.keep), "stable", k - 1
 
 
-def _micro_predecessor(core: Core, t: State, ring: Node) -> tuple[State, str]:
+def _event_into(core: Core, t: State, frontier: Node) -> tuple[str, State] | None:
+    """An event and a canonical situation of `frontier` it leads to `t` from, if any."""
+    enc = core.enc
+    cube = enc.state_cube(t)
+    for r in core.rel.events:
+        pre = core.rel.preimage(r, cube) & frontier
+        if pre != enc.bdd.false:
+            return r.transition.id, enc.pick(pre, core.keep)
+    return None
+
+
+def _micro_predecessor(core: Core, t: State, within: Node) -> tuple[State, str]:
     enc, rel = core.enc, core.rel
     false = enc.bdd.false
     cube = enc.state_cube(t)
     earlier = enc.bdd.true
     for r in rel.rules:
-        pre = rel.preimage(r, cube) & ring & earlier
+        pre = rel.preimage(r, cube) & within & earlier
         if pre != false:
             return enc.pick(pre), r.transition.id
         if core.resolution == "first":
             earlier &= ~r.enabled
-    raise InternalError("reach: a micro state has no predecessor in its ring")
+    raise InternalError("reach: a micro state has no predecessor in its layer")
 
 
 class Stepper:

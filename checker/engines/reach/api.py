@@ -31,7 +31,7 @@ from checker.ir import Property, System
 from checker.results import Trace
 
 from .certify import CERT_RLIMIT, Certifier, CertResult
-from .core import Core, Progress, Resolution
+from .core import SIFT_AT, Core, Progress, Resolution
 from .encode import State
 from .witness import Segment, Stepper, first_layer, walk_back
 
@@ -55,12 +55,13 @@ class Reach:
 
     def __init__(self, system: System, *, resolution: Resolution = "any",
                  node_budget: int = 5_000_000, layer_budget: int = 10_000,
-                 reorder: bool = False, keep_layers: bool = True) -> None:
+                 reorder: bool = False, keep_layers: bool = True,
+                 sift_at: int = SIFT_AT) -> None:
         self.system = system
         self.resolution = resolution
         self.core = Core(system, resolution=resolution, node_budget=node_budget,
                          layer_budget=layer_budget, reorder=reorder,
-                         keep_layers=keep_layers)
+                         keep_layers=keep_layers, sift_at=sift_at)
         self._stepper: Stepper | None = None
         self._exact: Core | None = None
         self._args = (node_budget, layer_budget, reorder)

@@ -12,6 +12,7 @@ import yaml
 import z3  # noqa: TID251 - compares the engine's z3 terms with the reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import trace_steps
 
 from checker.engines import decision, order
 from checker.engines.order import (
@@ -64,12 +65,7 @@ def micro_states(ruleset: Ruleset, trace: Trace) -> tuple[list[tuple[int, ...]],
     """Replay `trace` from scratch: the states of its last resolution, and its end state."""
     system = ruleset.system
     interp = Interpreter(system)
-    start = tuple(dict(trace.steps[0].state)[n] for n in interp.names)
-    events = []
-    for step in trace.steps[1:]:
-        shown = dict(step.inputs)
-        events.append((step.event, tuple(v.labels.index(shown[v.name]) if v.labels
-                                         else int(shown[v.name]) for v in interp.inputs)))
+    start, events = trace_steps(interp, trace)
     fired = choices_of(trace)
     again = replay(system, start, events, fired=fired)
     assert [s.state for s in again.steps] == [s.state for s in trace.steps]

@@ -6,9 +6,8 @@ and `on:`-triggered) with enter/leave/add/remove/assign/emit effects, and
 always/never/reachable properties over them. Everything stays tiny so that explicit
 search finishes and can serve as the oracle.
 
-Two oracle helpers shared by the tests: `minimal_subsets` (the brute-force minimal
-conflicts MARCO and the conflict scan are checked against) and `trace_steps` (a shown
-trace turned back into the interpreter's start state and events, for replaying it).
+`minimal_subsets` is the brute-force oracle of minimal conflicts that MARCO and the
+conflict scan are checked against (`test_slots`, `test_conflicts`).
 """
 
 from __future__ import annotations
@@ -19,9 +18,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from checker.interpret import Interpreter
 from checker.ir import System
-from checker.results import Trace
 from checker.spec.load import load_ruleset
 
 SOURCE = "Generated rules.\n"
@@ -47,19 +44,6 @@ def minimal_subsets(n: int, unsat: Callable[[tuple[int, ...]], bool]) -> list[tu
             if unsat(sub) and not any(set(m) <= set(sub) for m in out):
                 out.append(sub)
     return sorted(out)
-
-
-def trace_steps(interp: Interpreter, trace: Trace) \
-        -> tuple[tuple[int, ...], list[tuple[str, tuple[int, ...]]]]:
-    """`trace` as the interpreter takes it: its start state and its (event, input values)
-    steps, the inputs' shown labels turned back into indices."""
-    start = tuple(dict(trace.steps[0].state)[n] for n in interp.names)
-    events = []
-    for step in trace.steps[1:]:
-        shown = dict(step.inputs)
-        events.append((step.event, tuple(v.labels.index(shown[v.name]) if v.labels
-                                         else int(shown[v.name]) for v in interp.inputs)))
-    return start, events
 
 
 def _quote(s: str) -> str:

@@ -17,13 +17,13 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import minimal_subsets, trace_steps
+from strategies import minimal_subsets
 
 from checker.engines import conflicts, decision
 from checker.engines.conflicts import _Item, _muses, find_conflicts, scan_conflicts
 from checker.errors import InternalError
 from checker.graph import structural_findings
-from checker.interpret import Interpreter, evaluate, explore, replay
+from checker.interpret import Interpreter, evaluate, explore, replay, trace_steps
 from checker.ir import TRUE, Ruleset
 from checker.options import Options
 from checker.results import Finding, PropertyResult, Status, Trace

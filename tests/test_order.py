@@ -12,7 +12,6 @@ import yaml
 import z3  # noqa: TID251 - compares the engine's z3 terms with the reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import trace_steps
 
 from checker.engines import decision, order
 from checker.engines.order import (
@@ -23,7 +22,7 @@ from checker.engines.order import (
     scan_order,
 )
 from checker.engines.order_rules import interact
-from checker.interpret import Interpreter, choices_of, evaluate, replay
+from checker.interpret import Interpreter, choices_of, evaluate, replay, trace_steps
 from checker.ir import TRUE, Modifier, Ruleset, Stat
 from checker.options import Options
 from checker.results import Finding, Trace

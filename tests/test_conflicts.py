@@ -17,7 +17,7 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import minimal_subsets
+from strategies import corpus_spec, minimal_subsets
 
 from checker.engines import conflicts, decision
 from checker.engines.conflicts import _Item, _muses, find_conflicts, scan_conflicts
@@ -244,10 +244,7 @@ def test_fingerprints_survive_shuffling_and_reindenting(name: str, tmp_path: Pat
 # ============================================================================ the engine
 
 def spec(tmp_path: Path, body: str, name: str = "t") -> Ruleset:
-    shutil.copy(CORPUS / "rules.txt", tmp_path / "rules.txt")
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(f"ruleset: {name}\nsource: rules.txt\n" + body, encoding="utf-8")
-    return load_ruleset(path)
+    return corpus_spec(tmp_path, body, name)
 
 
 NET = """

@@ -12,6 +12,7 @@ import yaml
 import z3  # noqa: TID251 - compares the engine's z3 terms with the reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import corpus_spec
 
 from checker.engines import decision, order
 from checker.engines.order import (
@@ -178,10 +179,7 @@ rules:
 
 
 def test_a_peak_that_the_resolution_joins_again_is_no_finding(tmp_path: Path) -> None:
-    shutil.copy(CORPUS / "rules.txt", tmp_path / "rules.txt")
-    path = tmp_path / "joins.yaml"
-    path.write_text("ruleset: joins\nsource: rules.txt\n" + JOINS, encoding="utf-8")
-    scan = scan_order(load_ruleset(path), OPTIONS)
+    scan = scan_order(corpus_spec(tmp_path, JOINS, "joins"), OPTIONS)
     assert dependences(scan.findings) == []
     # the peak (alarm-douses vs fire-smokes) is reachable, then smoke-clears joins it
     assert scan.undecided == []

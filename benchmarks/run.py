@@ -357,6 +357,12 @@ def _cell(r: dict[str, Any]) -> str:
     return f"{r['peak_mb']} MB — {v}"
 
 
+def _table_head(intro: str, header: str) -> list[str]:
+    """The start of a table in `_table`: a blank line, `intro`, a blank line, the `header`
+    row and the rule under it (a `---` cell for each of its columns)."""
+    return ["", intro, "", header, "|" + "---|" * (header.count("|") - 1)]
+
+
 def _table(rep: dict[str, Any]) -> str:
     floor = rep["floor_s"]
 
@@ -369,11 +375,10 @@ def _table(rep: dict[str, Any]) -> str:
              f"`ruleproof schema`: {x(rep['startup_s']['schema'])}"]
     fresh = rep.get("fresh")
     if fresh:
-        lines += ["", "Fresh check (`ruleproof check --no-cache`), wall time as a ratio of the "
-                  "floor, peak memory of the largest process:", "",
-                  "| seed | jobs | wall | × floor | CPU (all processes) | peak MB | exit | "
-                  "verdicts (method) |",
-                  "|---|---|---|---|---|---|---|---|"]
+        lines += _table_head("Fresh check (`ruleproof check --no-cache`), wall time as a ratio "
+                             "of the floor, peak memory of the largest process:",
+                             "| seed | jobs | wall | × floor | CPU (all processes) | peak MB | "
+                             "exit | verdicts (method) |")
         for name, m in fresh.items():
             j = "2" if "jobs 2" in name else "1"
             v = ", ".join(f"{k}: {n}" for k, n in m.get("verdicts", {}).items())
@@ -390,10 +395,10 @@ def _table(rep: dict[str, Any]) -> str:
             f" ({s['after_edit']['seconds'] / s['fresh']['seconds']:.0%} of the fresh check)"]
     spin_rows = rep.get("spin")
     if spin_rows:
-        lines += ["", "SPIN 6.5 on `ruleproof export --promela` (`spin -a`, `gcc -O2 -DSAFETY`, "
-                  "`./pan -m10000000 -c0 -n`):", "",
-                  "| seed | export + spin -a + gcc | pan | states stored | peak MB | finished |",
-                  "|---|---|---|---|---|---|"]
+        lines += _table_head("SPIN 6.5 on `ruleproof export --promela` (`spin -a`, "
+                             "`gcc -O2 -DSAFETY`, `./pan -m10000000 -c0 -n`):",
+                             "| seed | export + spin -a + gcc | pan | states stored | peak MB | "
+                             "finished |")
         for name, r in spin_rows.items():
             if "pan_s" not in r:
                 lines.append(f"| {name} | — | — | — | — | {r.get('reason', 'no')} |")
@@ -404,23 +409,21 @@ def _table(rep: dict[str, Any]) -> str:
                          f"{'yes' if r['finished'] else r.get('reason', 'no')} |")
     queries = rep.get("queries")
     if queries:
-        lines += ["", "The decision-diagram core (`benchmarks/reach.py`, first resolution, "
-                  "node budget 500,000):", "",
-                  "| seed | reach | layers | micro states | situations | set nodes | "
-                  "queries | median query | max query | peak MB |",
-                  "|---|---|---|---|---|---|---|---|---|---|"]
+        lines += _table_head("The decision-diagram core (`benchmarks/reach.py`, first "
+                             "resolution, node budget 500,000):",
+                             "| seed | reach | layers | micro states | situations | set nodes | "
+                             "queries | median query | max query | peak MB |")
         for q in queries:
             lines.append(f"| {q['seed']} | {q['reach_s']:.2f} s | {q['layers']} | "
                          f"{q['reachable']:,} | {q['stable']:,} | {q['set_nodes']:,} | "
                          f"{q['queries']} | {q['query_median_s']} s | {q['query_max_s']} s | "
                          f"{q['peak_rss_mb']} |")
     if rep.get("sizes"):
-        lines += ["", "Synthetic rulesets (`benchmarks/generate.py`); the ratio compares the "
-                  "times of `hard-sync`, the one property all decide (the core's time "
-                  "includes its fixpoint):", "",
-                  "| N | decision diagrams | symbolic engines | explicit BFS | plain Spacer | "
-                  "explicit / symbolic | symbolic / core |",
-                  "|---|---|---|---|---|---|---|"]
+        lines += _table_head("Synthetic rulesets (`benchmarks/generate.py`); the ratio "
+                             "compares the times of `hard-sync`, the one property all decide "
+                             "(the core's time includes its fixpoint):",
+                             "| N | decision diagrams | symbolic engines | explicit BFS | "
+                             "plain Spacer | explicit / symbolic | symbolic / core |")
     for row in rep.get("sizes", []):
         sym, e, core = row["symbolic"], row["explicit"], row.get("core", {})
         if sym.get("finished") and e.get("finished") and sym["seconds"] > 0:

@@ -5,18 +5,26 @@ not), a counted-marker State, a small int variable, one input, events and rules 
 and `on:`-triggered) with enter/leave/add/remove/assign/emit effects, and
 always/never/reachable properties over them. Everything stays tiny so that explicit
 search finishes and can serve as the oracle.
+
+`corpus_spec` loads a small hand-written spec body citing the findings corpus's
+`rules.txt`. `minimal_subsets` is the brute-force oracle of minimal conflicts that MARCO and the
+conflict scan are checked against (`test_slots`, `test_conflicts`).
 """
 
 from __future__ import annotations
 
+import itertools
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from hypothesis import strategies as st
 
-from checker.ir import System
+from checker.ir import Ruleset, System
 from checker.spec.load import load_ruleset
 
 SOURCE = "Generated rules.\n"
+CORPUS = Path(__file__).parent / "corpus" / "findings"
 
 
 def load_spec(folder: Path, text: str, name: str = "spec.yaml") -> System:
@@ -28,6 +36,26 @@ def load_spec(folder: Path, text: str, name: str = "spec.yaml") -> System:
     path = folder / name
     path.write_text(text, encoding="utf-8")
     return load_ruleset(path).system
+
+
+def corpus_spec(folder: Path, body: str, name: str = "t") -> Ruleset:
+    """Load ruleset `name` whose spec is `body` (after its `ruleset:` and `source:` lines)
+    citing the findings corpus's `rules.txt`, written into `folder`."""
+    shutil.copy(CORPUS / "rules.txt", folder / "rules.txt")
+    path = folder / f"{name}.yaml"
+    path.write_text(f"ruleset: {name}\nsource: rules.txt\n" + body, encoding="utf-8")
+    return load_ruleset(path)
+
+
+def minimal_subsets(n: int, unsat: Callable[[tuple[int, ...]], bool]) -> list[tuple[int, ...]]:
+    """Brute force: every subset of `range(n)` that is `unsat` and has no `unsat` proper
+    subset, smallest first, sorted."""
+    out: list[tuple[int, ...]] = []
+    for k in range(1, n + 1):
+        for sub in itertools.combinations(range(n), k):
+            if unsat(sub) and not any(set(m) <= set(sub) for m in out):
+                out.append(sub)
+    return sorted(out)
 
 
 def _quote(s: str) -> str:

@@ -50,6 +50,22 @@ def _diff(tmp_path: Path, old: str, new: str, *extra: str) -> tuple[int, list[di
     return rc, [c for r in data["behaviour"] for c in r["changes"]]
 
 
+def _sarif_diff(tmp_path: Path, new: str) -> dict[str, Any]:
+    """`ruleproof diff --sarif` from the excerpt to `new` (which must fail the gate): the
+    SARIF document."""
+    a, b = _tree(tmp_path, "old", MINI), _tree(tmp_path, "new", new)
+    out = tmp_path / "diff.sarif"
+    assert main(["diff", str(a), str(b), "--sarif", str(out),
+                 "--html", str(tmp_path / "page")]) == 1
+    doc: dict[str, Any] = json.loads(out.read_text("utf-8"))
+    return doc
+
+
+def _line_of(text: str, line: str) -> int:
+    """The number of the first line of `text` that is `line`."""
+    return next(n for n, got in enumerate(text.splitlines(), start=1) if got == line)
+
+
 def test_expiry_moved_changes_steps_not_situations(tmp_path: Path) -> None:
     # the Bleeding roll moved from the Strategic Phase to the Activation Phase: every
     # situation stays reachable, only what happens at each phase changes
@@ -129,13 +145,8 @@ def test_sarif_points_at_the_lines_the_errata_changed(tmp_path: Path) -> None:
 
     new = MINI.replace("    on: strategic-phase\n    when: Bleeding", "    on: activation-phase\n"
                        "    when: Bleeding")
-    changed = next(n for n, line in enumerate(new.splitlines(), start=1)
-                   if line == "    on: activation-phase")
-    a, b = _tree(tmp_path, "old", MINI), _tree(tmp_path, "new", new)
-    out = tmp_path / "diff.sarif"
-    assert main(["diff", str(a), str(b), "--sarif", str(out),
-                 "--html", str(tmp_path / "page")]) == 1
-    doc = json.loads(out.read_text("utf-8"))
+    changed = _line_of(new, "    on: activation-phase")
+    doc = _sarif_diff(tmp_path, new)
     schema = json.loads((ROOT / "tests" / "golden" / "sarif-schema-2.1.0.json")
                         .read_text("utf-8"))
     jsonschema.Draft4Validator(schema).validate(doc)
@@ -165,13 +176,8 @@ def test_sarif_locates_a_new_finding_at_the_changed_lines(tmp_path: Path) -> Non
     """An errata that makes Incapacitated unreachable (its trigger now needs HP below 0,
     which the range never has): the new finding is a SARIF result at the changed line."""
     new = MINI.replace("    when: hp == 0 and not Dead\n", "    when: hp < 0 and not Dead\n")
-    changed = next(n for n, line in enumerate(new.splitlines(), start=1)
-                   if line == "    when: hp < 0 and not Dead")
-    a, b = _tree(tmp_path, "old", MINI), _tree(tmp_path, "new", new)
-    out = tmp_path / "diff.sarif"
-    assert main(["diff", str(a), str(b), "--sarif", str(out),
-                 "--html", str(tmp_path / "page")]) == 1
-    results = json.loads(out.read_text("utf-8"))["runs"][0]["results"]
+    changed = _line_of(new, "    when: hp < 0 and not Dead")
+    results = _sarif_diff(tmp_path, new)["runs"][0]["results"]
     found = [r for r in results if r["ruleId"] not in ("RP603", "RP604")]
     assert any("unreachable-state" in r["message"]["text"] and "new" in r["message"]["text"]
                for r in found), [r["message"]["text"] for r in results]

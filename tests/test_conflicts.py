@@ -9,7 +9,6 @@ property findings with explicit search standing in for the symbolic engines.
 
 from __future__ import annotations
 
-import itertools
 import random
 import shutil
 from pathlib import Path
@@ -18,12 +17,13 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import corpus_spec, minimal_subsets
 
 from checker.engines import conflicts, decision
 from checker.engines.conflicts import _Item, _muses, find_conflicts, scan_conflicts
 from checker.errors import InternalError
 from checker.graph import structural_findings
-from checker.interpret import Interpreter, evaluate, explore, replay
+from checker.interpret import Interpreter, evaluate, explore, replay, trace_steps
 from checker.ir import TRUE, Ruleset
 from checker.options import Options
 from checker.results import Finding, PropertyResult, Status, Trace
@@ -144,13 +144,7 @@ def planted(name: str, kinds: set[str] | None = None) -> set[Expected]:
 def replays(ruleset: Ruleset, trace: Trace) -> dict[str, int]:
     """Replay `trace` from scratch in the reference interpreter; its final state."""
     system = ruleset.system
-    interp = Interpreter(system)
-    start = tuple(dict(trace.steps[0].state)[n] for n in interp.names)
-    events = []
-    for step in trace.steps[1:]:
-        shown = dict(step.inputs)
-        events.append((step.event, tuple(v.labels.index(shown[v.name]) if v.labels
-                                         else int(shown[v.name]) for v in interp.inputs)))
+    start, events = trace_steps(Interpreter(system), trace)
     again = replay(system, start, events)
     assert [s.state for s in again.steps] == [s.state for s in trace.steps]
     return dict(again.steps[-1].state)
@@ -250,10 +244,7 @@ def test_fingerprints_survive_shuffling_and_reindenting(name: str, tmp_path: Pat
 # ============================================================================ the engine
 
 def spec(tmp_path: Path, body: str, name: str = "t") -> Ruleset:
-    shutil.copy(CORPUS / "rules.txt", tmp_path / "rules.txt")
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(f"ruleset: {name}\nsource: rules.txt\n" + body, encoding="utf-8")
-    return load_ruleset(path)
+    return corpus_spec(tmp_path, body, name)
 
 
 NET = """
@@ -316,12 +307,7 @@ def brute_muses(allowed: list[frozenset[int]], size: int) -> list[tuple[int, ...
             left &= allowed[i]
         return not left
 
-    out: list[tuple[int, ...]] = []
-    for k in range(1, len(allowed) + 1):
-        for sub in itertools.combinations(range(len(allowed)), k):
-            if unsat(sub) and not any(set(m) <= set(sub) for m in out):
-                out.append(sub)
-    return sorted(out)
+    return minimal_subsets(len(allowed), unsat)
 
 
 @settings(max_examples=40, deadline=None, derandomize=True)

@@ -8,12 +8,12 @@ constraints evaluated here directly, not through the lowering's `allowed_expr`.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import corpus_spec
 
 from checker.engines.conflicts import find_conflicts
 from checker.errors import SpecError
@@ -98,10 +98,7 @@ def test_a_declaring_guard_is_the_written_one_and_the_constraints_permission() -
 # ============================================================================ small specs
 
 def spec(tmp_path: Path, body: str) -> Ruleset:
-    shutil.copy(CORPUS / "rules.txt", tmp_path / "rules.txt")
-    path = tmp_path / "t.yaml"
-    path.write_text("ruleset: t\nsource: rules.txt\n" + body, encoding="utf-8")
-    return load_ruleset(path)
+    return corpus_spec(tmp_path, body)
 
 
 ATTRS = """

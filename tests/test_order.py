@@ -12,6 +12,7 @@ import yaml
 import z3  # noqa: TID251 - compares the engine's z3 terms with the reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import corpus_spec
 
 from checker.engines import decision, order
 from checker.engines.order import (
@@ -22,7 +23,7 @@ from checker.engines.order import (
     scan_order,
 )
 from checker.engines.order_rules import interact
-from checker.interpret import Interpreter, choices_of, evaluate, replay
+from checker.interpret import Interpreter, choices_of, evaluate, replay, trace_steps
 from checker.ir import TRUE, Modifier, Ruleset, Stat
 from checker.options import Options
 from checker.results import Finding, Trace
@@ -64,12 +65,7 @@ def micro_states(ruleset: Ruleset, trace: Trace) -> tuple[list[tuple[int, ...]],
     """Replay `trace` from scratch: the states of its last resolution, and its end state."""
     system = ruleset.system
     interp = Interpreter(system)
-    start = tuple(dict(trace.steps[0].state)[n] for n in interp.names)
-    events = []
-    for step in trace.steps[1:]:
-        shown = dict(step.inputs)
-        events.append((step.event, tuple(v.labels.index(shown[v.name]) if v.labels
-                                         else int(shown[v.name]) for v in interp.inputs)))
+    start, events = trace_steps(interp, trace)
     fired = choices_of(trace)
     again = replay(system, start, events, fired=fired)
     assert [s.state for s in again.steps] == [s.state for s in trace.steps]
@@ -183,10 +179,7 @@ rules:
 
 
 def test_a_peak_that_the_resolution_joins_again_is_no_finding(tmp_path: Path) -> None:
-    shutil.copy(CORPUS / "rules.txt", tmp_path / "rules.txt")
-    path = tmp_path / "joins.yaml"
-    path.write_text("ruleset: joins\nsource: rules.txt\n" + JOINS, encoding="utf-8")
-    scan = scan_order(load_ruleset(path), OPTIONS)
+    scan = scan_order(corpus_spec(tmp_path, JOINS, "joins"), OPTIONS)
     assert dependences(scan.findings) == []
     # the peak (alarm-douses vs fire-smokes) is reachable, then smoke-clears joins it
     assert scan.undecided == []

@@ -7,11 +7,11 @@ small specs over the same rules.txt. Their bad input is in tests/corpus/bad/orde
 from __future__ import annotations
 
 import json
-import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from strategies import corpus_spec
 
 from checker.engines import decision, ordering
 from checker.errors import SpecError
@@ -32,10 +32,7 @@ def load(name: str) -> Ruleset:
 
 
 def spec(tmp_path: Path, body: str) -> Ruleset:
-    shutil.copy(CORPUS / "rules.txt", tmp_path / "rules.txt")
-    path = tmp_path / "t.yaml"
-    path.write_text("ruleset: t\nsource: rules.txt\n" + body, encoding="utf-8")
-    return load_ruleset(path)
+    return corpus_spec(tmp_path, body)
 
 
 def summary(found: list[Finding]) -> set[tuple[str, tuple[str, ...], bool]]:

@@ -20,6 +20,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import minimal_subsets
 
 from checker.engines.conflicts import _Item, _muses, confirm_clash, find_conflicts
 from checker.errors import SpecError
@@ -44,12 +45,7 @@ def brute_muses(items: list[_Item]) -> list[tuple[int, ...]]:
         return not any(all(any(a[k] in items[i].allowed for k in items[i].slots) for i in sub)
                        for a in itertools.product(range(size), repeat=width))
 
-    out: list[tuple[int, ...]] = []
-    for k in range(1, len(items) + 1):
-        for sub in itertools.combinations(range(len(items)), k):
-            if unsat(sub) and not any(set(m) <= set(sub) for m in out):
-                out.append(sub)
-    return sorted(out)
+    return minimal_subsets(len(items), unsat)
 
 
 @st.composite
@@ -159,11 +155,7 @@ def _sat(rs: list[Rule]) -> bool:
 
 
 def _minimal_clashes(rs: list[Rule]) -> set[tuple[str, ...]]:
-    out: list[set[int]] = []
-    for k in range(1, len(rs) + 1):
-        for sub in itertools.combinations(range(len(rs)), k):
-            if not _sat([rs[i] for i in sub]) and not any(m <= set(sub) for m in out):
-                out.append(set(sub))
+    out = minimal_subsets(len(rs), lambda sub: not _sat([rs[i] for i in sub]))
     return {tuple(sorted(f"r{i}" for i in m)) for m in out}
 
 

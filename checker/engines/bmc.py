@@ -54,10 +54,12 @@ def search(system: System, prop: Property, options: Options, session: Session | 
         answer, why = check(solver, goal, timeout_ms=budget.remaining_ms())
         return answer, why, solver.model() if answer is Answer.SAT else None
 
+    # Double the depth until a target is hit (or `depth` has none), then bisect between
+    # the deepest miss and the hit: the least satisfiable depth.
     below, probe = min_depth - 1, min_depth          # no target within `below` steps
     hit: tuple[int, Any] | None = None
-    while hit is None and below < depth:
-        k = min(probe, depth)
+    while (below < depth) if hit is None else (hit[0] - below > 1):
+        k = min(probe, depth) if hit is None else (below + hit[0]) // 2
         answer, why, model = query(k)
         if answer is Answer.UNKNOWN:
             return unknown(Method.BMC, stop_reason(why), f"BMC at depth {k}: {why}")
@@ -70,15 +72,6 @@ def search(system: System, prop: Property, options: Options, session: Session | 
         bound = " (max_depth)" if depth == options.max_depth else ""
         return unknown(Method.BMC, StopReason.BOUND_REACHED,
                        f"no {what} within {depth} steps{bound}")
-    while hit[0] - below > 1:                        # bisect: the least satisfiable depth
-        k = (below + hit[0]) // 2
-        answer, why, model = query(k)
-        if answer is Answer.UNKNOWN:
-            return unknown(Method.BMC, stop_reason(why), f"BMC at depth {k}: {why}")
-        if answer is Answer.SAT:
-            hit = (k, model)
-        else:
-            below = k
     return found(Method.BMC, trace_of(enc, hit[1], hit[0], prop), hit[0])
 
 

@@ -44,7 +44,7 @@ from checker.interpret import (
     explore,
     replay,
 )
-from checker.interpret.traces import choices_of
+from checker.interpret.traces import choices_of, trace_steps
 from checker.ir import LExpr, Property, Ruleset, System, disj, lvars
 from checker.options import Options
 from checker.results import Finding, Status, Trace
@@ -271,9 +271,7 @@ class Reacher:
         """Replay `trace` and cut it after the first step that reaches a state satisfying
         `condition` (for `at == "stable"`: the step's final, stable state); that state."""
         interp = self.interp
-        raw = dict(trace.steps[0].state)
-        start: State = tuple(raw[n] for n in interp.names)
-        events = [(st.event, self._raw_inputs(st.inputs)) for st in trace.steps[1:]]
+        start, events = trace_steps(interp, trace)
         fired = choices_of(trace)
         micro, _ = interp.run_choices(start, fired[0])
         cur, hit, state = micro[-1], -1, None
@@ -295,11 +293,6 @@ class Reacher:
         prop = Property("decision-point", "", "reachable", "reachable", condition, at)
         return replay(self.system, start, events[:hit], prop, expect="witness",
                       fired=fired[:hit + 1]), state
-
-    def _raw_inputs(self, shown: tuple[tuple[str, str], ...]) -> tuple[int, ...]:
-        values = dict(shown)
-        return tuple(v.labels.index(values[v.name]) if v.labels else int(values[v.name])
-                     for v in self.interp.inputs)
 
 
 # ============================================================================ z3

@@ -117,19 +117,9 @@ def _obligation(ruleset: Ruleset, reacher: Reacher, c: Constraint, scan: Scan) -
     system = ruleset.system
     option = c.options[0]
     meets = [e for e in system.events if (c.decision, option, c.model) in e.declares]
-    cond = conj(effective_expr(c, system.constraints, _perms(system)),
-                allowed_expr(system.constraints, c.decision, option, c.model, _perms(system)),
-                neg(disj(*(e.guard for e in meets))))
-    w = _ask(reacher, cond, "unmet-obligation", (c.source,), scan)
-    if w is None or w.state is None or w.trace is None:
-        return
-    names = ", ".join(sorted({e.source for e in meets}))
-    how = f"no event that declares it can happen here ({names})" if meets else \
-        "no event declares it"
-    message = (f"{_where(system, w, [c.when], c.model)}: the rules oblige it to declare "
-               f"{c.decision} {option} ({c.source!r}) and nothing forbids it, but {how}")
-    scan.findings.append(Finding("unmet-obligation", (c.source,), states_of(system, [c.when]),
-                                 message, False, (), w.trace, _detail(ruleset, [c.source])))
+    permitted = allowed_expr(system.constraints, c.decision, option, c.model, _perms(system))
+    _unmet_obligation(ruleset, reacher, c, scan, meets, permitted, "it",
+                      f"{c.decision} {option}")
 
 
 def _some_obligation(ruleset: Ruleset, reacher: Reacher, c: Constraint, scan: Scan) -> None:
@@ -138,19 +128,30 @@ def _some_obligation(ruleset: Ruleset, reacher: Reacher, c: Constraint, scan: Sc
     system = ruleset.system
     wanted = {(s, o, c.model) for s in c.slots for o in c.options}
     meets = [e for e in system.events if wanted & set(e.declares)]
-    cond = conj(effective_expr(c, system.constraints, _perms(system)),
-                disj(*(allowed_expr(system.constraints, s, o, c.model, _perms(system))
-                       for s in c.slots for o in c.options)),
+    permitted = disj(*(allowed_expr(system.constraints, s, o, c.model, _perms(system))
+                       for s in c.slots for o in c.options))
+    _unmet_obligation(ruleset, reacher, c, scan, meets, permitted, "one",
+                      f"{' or '.join(c.options)} as at least one of {', '.join(c.slots)}")
+
+
+def _unmet_obligation(ruleset: Ruleset, reacher: Reacher, c: Constraint, scan: Scan,
+                      meets: list[Transition], permitted: LExpr, what: str,
+                      obliged: str) -> None:
+    """What both kinds of obligation share: `c` in force, `permitted` (the constraints
+    permit what it obliges) and none of the events that would meet it (`meets`) enabled;
+    the finding's message says it is obliged to declare `obliged` and that no event
+    declares `what` ("it", "one")."""
+    system = ruleset.system
+    cond = conj(effective_expr(c, system.constraints, _perms(system)), permitted,
                 neg(disj(*(e.guard for e in meets))))
     w = _ask(reacher, cond, "unmet-obligation", (c.source,), scan)
     if w is None or w.state is None or w.trace is None:
         return
     names = ", ".join(sorted({e.source for e in meets}))
-    how = f"no event that declares one can happen here ({names})" if meets else \
-        "no event declares one"
+    how = f"no event that declares {what} can happen here ({names})" if meets else \
+        f"no event declares {what}"
     message = (f"{_where(system, w, [c.when], c.model)}: the rules oblige it to declare "
-               f"{' or '.join(c.options)} as at least one of {', '.join(c.slots)} "
-               f"({c.source!r}) and nothing forbids it, but {how}")
+               f"{obliged} ({c.source!r}) and nothing forbids it, but {how}")
     scan.findings.append(Finding("unmet-obligation", (c.source,), states_of(system, [c.when]),
                                  message, False, (), w.trace, _detail(ruleset, [c.source])))
 

@@ -51,7 +51,7 @@ from checker.engines.decision import (
     states_of,
     visible,
 )
-from checker.interpret import Interpreter, State, choices_of, replay
+from checker.interpret import Interpreter, State, choices_of, replay, trace_steps
 from checker.interpret.resolve import Independence, footprint
 from checker.ir import (
     Const,
@@ -225,13 +225,7 @@ def _traces(system: System, interp: Interpreter, trace: Trace, s: State,
             orders: tuple[tuple[str, ...], tuple[str, ...]]) -> tuple[str, tuple[Trace, Trace]]:
     """The event of the resolution `s` is in, and a replayed trace for each order: the
     witness's steps, then its last resolution up to `s`, then the order."""
-    raw = dict(trace.steps[0].state)
-    start: State = tuple(raw[n] for n in interp.names)
-    events = []
-    for st in trace.steps[1:]:
-        values = dict(st.inputs)
-        events.append((st.event, tuple(v.labels.index(values[v.name]) if v.labels
-                                       else int(values[v.name]) for v in interp.inputs)))
+    start, events = trace_steps(interp, trace)
     fired = choices_of(trace)
     cur = start
     prefix: tuple[str, ...] | None = None

@@ -8,28 +8,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from checker.diagnostics import Diagnostic, Location
+from checker.errata.listing import read_listing
 from checker.errors import SpecError
 
 FORMAT_VERSION = 1
 
 
 def load(path: Path) -> frozenset[str]:
-    try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
-        items = data["accepted"]
-        if data.get("format_version") != FORMAT_VERSION or not isinstance(items, list):
-            raise ValueError("unsupported format_version")
-        return frozenset(str(i["fingerprint"]) for i in items)
-    except FileNotFoundError:
-        raise SpecError([Diagnostic("RP101", f"no accept file {str(path)!r}; write one with "
-                                    "'ruleproof diff OLD NEW --write-accept FILE' and review it",
-                                    Location(str(path), 1, 1))]) from None
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise SpecError([Diagnostic("RP201", f"{str(path)!r} is not a ruleproof accept file: "
-                                    f"{exc}", Location(str(path), 1, 1))]) from None
+    return read_listing(path, "accepted", FORMAT_VERSION,
+                        lambda items: frozenset(str(i["fingerprint"]) for i in items),
+                        missing=f"no accept file {str(path)!r}; write one with 'ruleproof diff "
+                                "OLD NEW --write-accept FILE' and review it",
+                        kind="a ruleproof accept file")
 
 
 def unknown(path: Path, accepted: frozenset[str], produced: set[str]) -> None:

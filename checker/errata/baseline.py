@@ -11,10 +11,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from checker.diagnostics import Diagnostic, Location
-from checker.errors import SpecError
+from checker.errata.listing import read_listing
 from checker.ir import Ruleset
 from checker.results import Finding, PropertyResult, gate_violations
 from checker.results.run import Run
@@ -64,19 +62,13 @@ def dumps(items: list[Entry]) -> str:
 
 
 def load(path: Path) -> list[Entry]:
-    try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
-        items = data["findings"]
-        if data.get("format_version") != FORMAT_VERSION or not isinstance(items, list):
-            raise ValueError("unsupported format_version")
-        return [Entry(str(i["fingerprint"]), str(i["ruleset"]), str(i["kind"]),
-                      str(i.get("summary", ""))) for i in items]
-    except FileNotFoundError:
-        raise SpecError([Diagnostic("RP101", f"no baseline file {str(path)!r}; create one with "
-                                    "'ruleproof baseline'", Location(str(path), 1, 1))]) from None
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise SpecError([Diagnostic("RP201", f"{str(path)!r} is not a ruleproof baseline: {exc}",
-                                    Location(str(path), 1, 1))]) from None
+    return read_listing(path, "findings", FORMAT_VERSION,
+                        lambda items: [Entry(str(i["fingerprint"]), str(i["ruleset"]),
+                                             str(i["kind"]), str(i.get("summary", "")))
+                                       for i in items],
+                        missing=f"no baseline file {str(path)!r}; create one with "
+                                "'ruleproof baseline'",
+                        kind="a ruleproof baseline")
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from checker.interpret.evaluate import State, compile_expr, evaluate
 from checker.interpret.machine import Interpreter
 from checker.interpret.macro import Verdicts, explore_macro
 from checker.interpret.search import StateSpace, explore, reachable_states
-from checker.interpret.traces import choices_of, replay, replay_trace
+from checker.interpret.traces import choices_of, replay, replay_trace, trace_steps
 
 __all__ = [
            "Interpreter",
@@ -32,4 +32,5 @@ __all__ = [
            "reachable_states",
            "replay",
            "replay_trace",
+           "trace_steps",
 ]

@@ -156,11 +156,10 @@ def replay(system: System, start: State, events: Events, prop: Property | None =
     return Trace(tuple(steps), replayed=True)
 
 
-def replay_trace(system: System, trace: Trace, prop: Property | None = None, *,
-                 expect: str = "violation") -> Trace:
-    """Replay a trace as reported (its start, events, inputs and fired rules, e.g. read
-    back from JSON): the same judge as `replay`, on the trace's own choices."""
-    interp = Interpreter(system)
+def trace_steps(interp: Interpreter, trace: Trace
+                ) -> tuple[State, list[tuple[str, tuple[int, ...]]]]:
+    """A trace as reported, as `replay` takes it: its start state and its (event, input
+    values) steps, the inputs' shown labels turned back into their indices."""
     raw = dict(trace.steps[0].state)
     start: State = tuple(raw[n] for n in interp.names)
     events = []
@@ -168,4 +167,12 @@ def replay_trace(system: System, trace: Trace, prop: Property | None = None, *,
         values = dict(st.inputs)
         events.append((st.event, tuple(v.labels.index(values[v.name]) if v.labels
                                        else int(values[v.name]) for v in interp.inputs)))
+    return start, events
+
+
+def replay_trace(system: System, trace: Trace, prop: Property | None = None, *,
+                 expect: str = "violation") -> Trace:
+    """Replay a trace as reported (its start, events, inputs and fired rules, e.g. read
+    back from JSON): the same judge as `replay`, on the trace's own choices."""
+    start, events = trace_steps(Interpreter(system), trace)
     return replay(system, start, events, prop, expect=expect, fired=choices_of(trace))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from checker.ir import Constraint, Permission, Transition, allowed_expr, conj
 from checker.spec.lower_ctx import Ctx
-from checker.spec.lower_expr import did_you_mean, lower_bool
+from checker.spec.lower_expr import check_overrides, did_you_mean, lower_bool
 
 
 def lower_permissions(ctx: Ctx) -> list[Permission]:
@@ -21,10 +21,7 @@ def lower_permissions(ctx: Ctx) -> list[Permission]:
         p.id for p in ctx.doc.procedures} | {
         f"{p.id}.{s.id}" for p in ctx.doc.procedures for s in p.steps})
     for i, pd in enumerate(ctx.doc.may):
-        for o in pd.overrides:
-            if o not in ids:
-                ctx.err("RP203", f"'overrides' names unknown constraint {o!r}",
-                        ("may", i, "overrides"), did_you_mean(o, ids))
+        check_overrides(ctx, "may", i, pd.overrides, ids, "constraint")
         for m in ctx.per_model():
             when = lower_bool(ctx, pd.when, m, ("may", i, "when"))
             for key, opts in pd.grants.items():

@@ -35,6 +35,16 @@ def did_you_mean(name: str, options: list[str]) -> str | None:
     return f"did you mean {close[0]!r}?" if close else None
 
 
+def check_overrides(ctx: Ctx, section: str, i: int, overrides: list[str], known: list[str],
+                    what: str) -> None:
+    """RP203 for every name in `overrides` (of entry `i` of `section`) that is none of
+    `known`, the ids of the `what`s (constraint, fact) it may override."""
+    for o in overrides:
+        if o not in known:
+            ctx.err("RP203", f"'overrides' names unknown {what} {o!r}",
+                    (section, i, "overrides"), did_you_mean(o, known))
+
+
 class ExprTypeError(Exception):
     def __init__(self, code: str, message: str, fix: str | None = None) -> None:
         super().__init__(message)

@@ -28,6 +28,7 @@ from checker.spec.lower_ctx import Ctx
 from checker.spec.lower_effects import event_instance, lower_effects, phase_effects
 from checker.spec.lower_expr import (
     ExprTypeError,
+    check_overrides,
     did_you_mean,
     lower_bool,
     marker_vars,
@@ -176,14 +177,11 @@ def with_resets(ctx: Ctx, ev: Transition) -> Transition:
 
 def lower_constraints(ctx: Ctx) -> list[Constraint]:
     out: list[Constraint] = []
-    ids = {c.id for c in ctx.doc.constraints} | {p.id for p in ctx.doc.may} | {
+    ids = sorted({c.id for c in ctx.doc.constraints} | {p.id for p in ctx.doc.may} | {
         f"{p.id}.{s.id}" for p in ctx.doc.procedures for s in p.steps} | {
-        p.id for p in ctx.doc.procedures}
+        p.id for p in ctx.doc.procedures})
     for i, cd in enumerate(ctx.doc.constraints):
-        for o in cd.overrides:
-            if o not in ids:
-                ctx.err("RP203", f"'overrides' names unknown constraint {o!r}",
-                        ("constraints", i, "overrides"), did_you_mean(o, sorted(ids)))
+        check_overrides(ctx, "constraints", i, cd.overrides, ids, "constraint")
         for m in ctx.per_model():
             when = lower_bool(ctx, cd.when, m, ("constraints", i, "when"))
             out.extend(_decision_constraints(ctx, cd.id, cd.id, cd, when, tuple(cd.overrides), m,
@@ -318,10 +316,7 @@ def lower_facts(ctx: Ctx) -> list[Fact]:
     out: list[Fact] = []
     ids = [f.id for f in ctx.doc.facts]
     for i, fd in enumerate(ctx.doc.facts):
-        for o in fd.overrides:
-            if o not in ids:
-                ctx.err("RP203", f"'overrides' names unknown fact {o!r}",
-                        ("facts", i, "overrides"), did_you_mean(o, ids))
+        check_overrides(ctx, "facts", i, fd.overrides, ids, "fact")
         for m in ctx.per_model():
             when = lower_bool(ctx, fd.when, m, ("facts", i, "when"))
             for attr, value in (fd.set or {}).items():

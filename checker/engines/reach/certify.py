@@ -142,12 +142,11 @@ class Certifier:
         for what, formulas in (
                 ("initiation", (enc.init, z3.Not(self.inv))),
                 ("consecution", (self.inv, enc.trans, z3.Not(enc.at(self.inv, 1))))):
-            answer = self._ask(*formulas)
-            if answer is Answer.SAT:
-                raise InternalError(f"certificate: the reachable set fails {what} in Z3 "
-                                    "(the decision diagrams and the Z3 encoding disagree)")
-            if answer is not Answer.UNSAT:
-                return CertResult("unchecked", f"{what}: {answer}")
+            result = _certified(self._ask(*formulas), what,
+                                f"the reachable set fails {what} in Z3 (the decision diagrams "
+                                "and the Z3 encoding disagree)")
+            if result.status != "certified":
+                return result
         return CertResult("certified")
 
     def excludes(self, prop: Property) -> CertResult:
@@ -163,10 +162,17 @@ class Certifier:
         self._queries.add(self.enc.target(prop))
         verdict, why = self._queries.check()
         self._queries.pop()
-        answer = why if verdict is Answer.UNKNOWN else verdict
-        if answer is Answer.SAT:
-            raise InternalError(f"certificate: a reachable state is a target of {prop.id!r} "
-                                "in Z3, but not in the decision diagrams")
-        if answer is not Answer.UNSAT:
-            return CertResult("unchecked", f"{prop.id}: {answer}")
-        return CertResult("certified")
+        return _certified(why if verdict is Answer.UNKNOWN else verdict, prop.id,
+                          f"a reachable state is a target of {prop.id!r} in Z3, but not in "
+                          "the decision diagrams")
+
+
+def _certified(answer: Answer | str, what: str, disagreement: str) -> CertResult:
+    """Z3's answer to a certificate query that must be unsatisfiable: UNSAT certifies; SAT
+    means the two encodings disagree (an InternalError saying `disagreement`); anything
+    else (unknown, with its reason) leaves `what` unchecked."""
+    if answer is Answer.SAT:
+        raise InternalError(f"certificate: {disagreement}")
+    if answer is not Answer.UNSAT:
+        return CertResult("unchecked", f"{what}: {answer}")
+    return CertResult("certified")

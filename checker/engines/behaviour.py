@@ -247,7 +247,7 @@ class Version:
         if depth is None or depth + 1 >= len(self.core.layers):
             return self.core.all_micro if at == "all" else self.core.all_stable
         reached = self.core.reached(depth)
-        return reached if at == "all" else reached & self.core.rel.stable
+        return reached if at == "all" else self.core.rel.stable_part(reached)
 
     def situations(self, depth: int | None) -> Node:
         """The canonical stable situations (within `depth` macro layers, if given)."""
@@ -266,7 +266,7 @@ class Version:
         start = situations & self.eq_z
         after = self.core.rel.image(rel, start)
         post, _ = self.core.resolve(after, counted=False)
-        post = self.core.canon(post & self.core.rel.stable)
+        post = self.core.canon(self.core.rel.stable_part(post))
         keep_bits = [b for v in self.system.vars for b in self.enc.cur[v.name]]
         return cudd.and_exists(post, self.eq_w, keep_bits)
 

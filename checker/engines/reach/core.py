@@ -140,7 +140,6 @@ class Core:
         self.keep = [v.name for v in system.vars if v.name not in self.forget]
         self.forget_bits = [b for n in sorted(self.forget) for b in self.enc.cur[n]]
         bdd = self.enc.bdd
-        self.stuck_test = ~self.rel.stable & ~self.rel.res_below
         self.layers: list[Layer] = []
         self.progress = Progress()
         self.visited: Node = bdd.false      # ⋃ C[k]
@@ -152,12 +151,13 @@ class Core:
     @property
     def all_stable(self) -> Node:
         """Every reachable stable state found so far, bookkeeping included."""
-        return self._derive("stable", lambda m: m & self.rel.stable)
+        return self._derive("stable", self.rel.stable_part)
 
     @property
     def all_stuck(self) -> Node:
         """Every reachable stuck state found so far (unstable at `res_bound`)."""
-        return self._derive("stuck", lambda m: m & self.stuck_test)
+        return self._derive("stuck",
+                            lambda m: self.rel.unstable_part(m & ~self.rel.res_below))
 
     def _derive(self, key: str, fn: Callable[[Node], Node]) -> Node:
         hit = self._derived.get(key)
@@ -176,7 +176,7 @@ class Core:
         bdd = self.enc.bdd
         micro = cur = start
         while True:
-            unstable = cur & ~self.rel.stable & self.rel.res_below
+            unstable = self.rel.unstable_part(cur & self.rel.res_below)
             if unstable == bdd.false:
                 return micro, True
             cur = self.rel.micro_image(unstable, self.resolution)
@@ -262,7 +262,7 @@ class Core:
             self.rel.event_image(self.layers[-1].frontier)
         while True:
             micro, ok = self.resolve(start)
-            new = self.canon(micro & self.rel.stable) & ~self.visited
+            new = self.canon(self.rel.stable_part(micro)) & ~self.visited
             self.all_micro |= micro
             del micro
             self.layers.append(Layer(new, None if self.dropped else self.all_micro))
@@ -293,7 +293,7 @@ class Core:
             nonlocal canon, micro
             reached, _ = self.resolve(start, counted=False)
             micro |= reached
-            canon |= self.canon(reached & self.rel.stable)
+            canon |= self.canon(self.rel.stable_part(reached))
             return self._within_budget(base)
 
         if not settle(self.enc.initial()):
@@ -304,8 +304,9 @@ class Core:
                 if not settle(self.rel.image(r, canon)):
                     return None
             if canon == before:     # stable and stuck states are micro states: split once
-                self.saturated = Saturated(canon, micro, micro & self.rel.stable,
-                                           micro & self.stuck_test, sweep)
+                stuck = self.rel.unstable_part(micro & ~self.rel.res_below)
+                self.saturated = Saturated(canon, micro, self.rel.stable_part(micro), stuck,
+                                           sweep)
                 return self.saturated
         self.progress.reason += f"; sweep budget {sweep_budget} reached"
         return None

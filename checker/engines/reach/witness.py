@@ -52,9 +52,10 @@ def first_layer(core: Core, target: Node, at: str) -> int | None:
     """The first macro layer whose cumulative set meets `target` (stable states only unless
     `at` is "all"), by bisection; None when no reachable state does."""
     false = core.enc.bdd.false
+    target = core.all_micro & target       # (every R[k] is within it)
     if at != "all":
-        target = target & core.rel.stable
-    if core.all_micro & target == false:
+        target = core.rel.stable_part(target)
+    if target == false:
         return None
     lo, hi = 0, len(core.layers) - 1       # R[hi] meets the target
     if core.dropped:                       # one pass over the recomputed sets
@@ -79,7 +80,7 @@ def walk_back(core: Core, k: int, goal: Node, at: str) -> list[Segment]:
     reached = core.reached_upto(k)
     while True:
         fresh = reached[k] & ~reached[k - 1] if k else reached[0]
-        wanted = fresh & (goal if at == "all" else goal & rel.stable)
+        wanted = fresh & goal if at == "all" else rel.stable_part(fresh & goal)
         if wanted == false:
             raise InternalError(f"reach: layer {k} does not meet the goal")
         t = enc.pick(wanted)

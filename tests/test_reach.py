@@ -239,9 +239,9 @@ def test_frontier_only_layers_agree_with_brute_force(text: str) -> None:
 
 
 def test_dropping_the_layers_at_the_budget_changes_no_answer() -> None:
-    """Eldfall (the partitioned fixture) with a node budget its kept layers exceed: the core drops them, completes
-    within the budget, and answers every property as the core that kept them, with traces
-    as long (the same first layer meets each target)."""
+    """Eldfall (the partitioned fixture) with a node budget its kept layers exceed: the
+    core drops them, completes within the budget, and answers every property as the core
+    that kept them, with traces as long (the same first layer meets each target)."""
     system = _seed("eldfall-partitioned")
     full = Reach(system)
     assert full.complete and not full.core.dropped

@@ -51,7 +51,7 @@ def walk(system: System, choices: list[int]) -> int:
     events taken. Fails if one was taken that a constraint in force forbids."""
     interp = Interpreter(system)
     events = {e.id: e for e in system.events}
-    starts = list(interp.initial_states())     # Eldfall: one per scenario
+    starts = list(interp.initial_states())
     state = starts[choices[0] % len(starts)]
     taken = 0
     for pick in choices:
@@ -91,7 +91,7 @@ def test_a_declaring_guard_is_the_written_one_and_the_constraints_permission() -
     assert dodge.unrestricted is not None and dodge.guard != dodge.unrestricted
     interp = Interpreter(ELDFALL.system)
     start = dict(interp.env(next(interp.initial_states())))
-    dead = {**start, "a.Dead": 1, "phase": 2, "scenario": 0}
+    dead = {**start, "a.Dead": 1, "phase": 2}
     assert evaluate(dodge.unrestricted, dead) and not evaluate(dodge.guard, dead)
 
 

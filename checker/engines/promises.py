@@ -23,8 +23,11 @@ def compare_violations(j: Joint, a: Version, b: Version,
             continue
         bad = []
         for ver, p in ((a, pa), (b, pb)):
-            holds = ver.enc.compiler().boolean(p.expr)
-            states = ver.stable_states(depth, p.at) & ~holds
+            states = ver.stable_states(depth, p.at)
+            if p.kind == "termination":     # its violations: the stuck states (`Reach._target`)
+                states = ver.core.rel.unstable_part(states & ~ver.core.rel.res_below)
+            else:
+                states &= ~ver.enc.compiler().boolean(p.expr)
             bad.append(j.to_ghost(ver.enc, ver.core.canon(states), j.z, ver.eq_z))
         bad_a, bad_b = bad
         out += situation_groups(j, "possible", bad_b & ~bad_a, bad_a, b, what="violation",

@@ -32,7 +32,7 @@ from checker.results import Trace
 
 from .certify import CERT_RLIMIT, Certifier, CertResult
 from .core import SIFT_AT, Core, Progress, Resolution
-from .encode import State
+from .encode import Node, State
 from .witness import Segment, Stepper, first_layer, walk_back
 
 ReachStatus = Literal["proved", "violated", "reachable", "unreachable", "too-large"]
@@ -135,17 +135,14 @@ class Reach:
     # ------------------------------------------------------------------ queries
     def check(self, prop: Property) -> ReachResult:
         progress = self.run()
-        comp = self.core.enc.compiler()
-        holds = comp.boolean(prop.expr)
-        target = holds if prop.mode == "reachable" else ~holds
+        target = self._target(self.core, prop)
         k = first_layer(self.core, target, prop.at)
         if k is None and not progress.complete:
             exact = self.exact()
             if exact is None or exact.saturated is None:
                 return ReachResult(prop.id, "too-large", reason=progress.reason)
             sat = exact.saturated
-            there = exact.enc.compiler().boolean(prop.expr)
-            there = there if prop.mode == "reachable" else ~there
+            there = sat.stuck if _is_termination(prop) else self._target(exact, prop)
             reached = sat.micro if prop.at == "all" else sat.stable
             if reached & there != exact.enc.bdd.false:
                 status: ReachStatus = "violated" if prop.mode == "invariant" else "reachable"
@@ -156,6 +153,18 @@ class Reach:
             return ReachResult(prop.id, "proved" if prop.mode == "invariant" else "unreachable")
         segments = walk_back(self.core, k, target, prop.at)
         return self._found(prop, k, segments)
+
+    @staticmethod
+    def _target(core: Core, prop: Property) -> Node:
+        """The states `prop` looks for: its violations (an invariant) or its witnesses.
+        Termination's violations are the reachable stuck states, taken rule by rule from
+        the reachable set (`Core.all_stuck`): its expression holds `stable(system)`, whose
+        one diagram can be millions of nodes (2.4 M on Bushido) where every rule's
+        enabling condition alone is a few dozen."""
+        if _is_termination(prop):
+            return core.all_stuck
+        holds = core.enc.compiler().boolean(prop.expr)
+        return holds if prop.mode == "reachable" else ~holds
 
     def _found(self, prop: Property, k: int, segments: list[Segment]) -> ReachResult:
         if self._stepper is None:
@@ -210,3 +219,9 @@ def shared_core(system: System, node_budget: int, resolution: Resolution = "any"
 def cores_held() -> int:
     """How many cores `shared_core` keeps in this process (at most `SHARED_CORES`)."""
     return len(_SHARED)
+
+
+def _is_termination(prop: Property) -> bool:
+    """The built-in termination property (`checker.spec.lower_props`): an invariant
+    "res < res_bound or stable", whose violations are exactly the stuck states."""
+    return prop.kind == "termination" and prop.mode == "invariant" and prop.at == "all"

@@ -3,15 +3,16 @@
     PYTHONPATH=. python benchmarks/unpartitioned.py [--node-budget N] [--sift-at N]
         [--queries] [--json out.json]
 
-`spec/eldfall.yaml` still splits its model into four `scenario`s (a free initial choice that
-gates which States can be inflicted), which issue #16 says must go: the engines must cope
-with every State combined. This benchmark measures what the core does with the gates
-removed, before the spec drops them: every `scenario == X` / `scenario != X` comparison in a
-`when:` is removed (a guard that was only the gate with it) and the `scenario` variable is
-fixed to one value, in a copy of the spec written beside `spec/` (so that its `source:`
-path still resolves) and removed afterwards. Reported: layers, micro states, stable
-situations, peak and final live nodes, siftings, CPU seconds and peak RSS; with
-`--queries`, every property's verdict and the query times.
+Written while `spec/eldfall.yaml` still split its model into four `scenario`s (a free
+initial choice gating which States can be inflicted), to measure what the core would do with
+the gates removed before the spec dropped them: every `scenario == X` / `scenario != X`
+comparison in a `when:` is removed (a guard that was only the gate with it) and the
+`scenario` variable is fixed to one value, in a copy of the spec written beside `spec/` (so
+that its `source:` path still resolves) and removed afterwards. Since commit f71c192 the spec
+has no partition, so on it this benchmark changes nothing and measures the spec as it is
+(run it on tests/fixtures/eldfall-partitioned.yaml's history for the old comparison).
+Reported: layers, micro states, stable situations, peak and final live nodes, siftings, CPU
+seconds and peak RSS; with `--queries`, every property's verdict and the query times.
 """
 
 from __future__ import annotations

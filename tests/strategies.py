@@ -8,7 +8,8 @@ search finishes and can serve as the oracle.
 
 `corpus_spec` loads a small hand-written spec body citing the findings corpus's
 `rules.txt`. `minimal_subsets` is the brute-force oracle of minimal conflicts that MARCO and the
-conflict scan are checked against (`test_slots`, `test_conflicts`).
+conflict scan are checked against (`test_slots`, `test_conflicts`). `eldfall_stand_in` is
+the spec text the errata-workflow tests use in place of spec/eldfall.yaml.
 """
 
 from __future__ import annotations
@@ -25,6 +26,23 @@ from checker.spec.load import load_ruleset
 
 SOURCE = "Generated rules.\n"
 CORPUS = Path(__file__).parent / "corpus" / "findings"
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def eldfall_stand_in() -> str:
+    """The partitioned Eldfall fixture (tests/fixtures/eldfall-partitioned.yaml: the spec as
+    it was at 49db158, with the uncited `scenario` partition), renamed `eldfall` and citing
+    `../seeds/eldfall-states.txt`, to be written as `<dir>/spec/eldfall.yaml` beside
+    `<dir>/seeds/`. The errata-workflow tests (diff, baseline, drift) use it: they test the
+    workflow on a full-size spec, not the verdicts of the text, and the real spec's check
+    (about 18 minutes) per edited copy would not fit CI's 90 minutes."""
+    text = (FIXTURES / "eldfall-partitioned.yaml").read_text("utf-8")
+    for old, new in (("\nruleset: eldfall-partitioned\n", "\nruleset: eldfall\n"),
+                     ("\nsource: ../../seeds/eldfall-states.txt\n",
+                      "\nsource: ../seeds/eldfall-states.txt\n")):
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    return text
 
 
 def load_spec(folder: Path, text: str, name: str = "spec.yaml") -> System:

@@ -236,7 +236,13 @@ class Core:
 
     def reached_upto(self, k: int, stop: Node | None = None) -> list[Node]:
         """`[R[0], ..., R[k]]`, the dropped ones recomputed in one pass from the frontiers
-        (outside the budget); with `stop`, the list ends at the first `R[i]` meeting it."""
+        (outside the budget); with `stop`, the list ends at the first `R[i]` meeting it.
+        Once the layers are final (the run completed or stopped), a recomputed set is kept
+        again: the queries after the run (every property, every witness walk) would
+        otherwise each redo the whole resolution of every layer (on Bushido, minutes per
+        query). The budget decided the run; the sets kept afterwards share their nodes
+        with the frontiers and with each other."""
+        final = self.progress.complete or bool(self.progress.reason)
         out: list[Node] = []
         acc = self.enc.bdd.false
         for i in range(k + 1):
@@ -248,6 +254,8 @@ class Core:
                     self.rel.event_image(self.layers[i - 1].frontier)
                 micro, _ = self.resolve(start, counted=False)
                 acc = acc | micro
+                if final:
+                    self.layers[i].reached = acc
             out.append(acc)
             if stop is not None and acc & stop != self.enc.bdd.false:
                 break

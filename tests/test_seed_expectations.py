@@ -28,7 +28,11 @@ ROOT = Path(__file__).resolve().parent.parent
 # for tens of minutes (its reachable set is past the decision-diagram budget), and its
 # expectations, rewritten from the text for the literal spec (issue #16), have not yet been
 # compared with a full check (see the header of tests/expectations/bushido.yaml).
-RULESETS = ["eldfall", "noctvale", pytest.param("bushido", marks=pytest.mark.slow)]
+# Eldfall too, since its spec dropped the `scenario` partition (f71c192): its fresh check
+# takes ~18 minutes, and the CI rehearsal with it in the default run took 98 minutes on a
+# shared machine, past CI's 90. Run both with `-m slow` after any change to their specs.
+RULESETS = [pytest.param("eldfall", marks=pytest.mark.slow), "noctvale",
+            pytest.param("bushido", marks=pytest.mark.slow)]
 
 
 @cache
@@ -68,6 +72,7 @@ def test_findings(name: str) -> None:
 LINTS = ("merged-statements", "trigger-wording")
 
 
+@pytest.mark.slow
 def test_eldfall_has_no_trigger_wording_left() -> None:
     assert [f.rules for f in checked("eldfall").result.findings
             if f.kind == "trigger-wording"] == []

@@ -10,19 +10,18 @@ interacting rules and moment, both outcomes with their replayed traces, settled 
 text's ordering rules (`Precedence`, `OrderChoice`) say. The pairs are decided in the part
 of their dependence component, so a group is never split between parts.
 
-Stat modifiers — per stat and model, each subset of its modifiers (at most
-`MAX_MODIFIERS`) is decided by one Z3 query over two permutations π, σ of the subset
-(position variables, `Distinct`): `apply_π(base) ≠ apply_σ(base)`, halves rounded as the
-stat says; no permutation is enumerated. A disagreeing subset counts where it is exactly
-the active set of a reachable stable state (witness trace); the reported rules are a
-minimal subset, by deletion, whose own orders still disagree. `meta: resolves:
-active-player-orders` marks every order-dependence as resolved by that meta entry.
+Stat modifiers — per stat and model, whether the orders of a subset of its modifiers (at
+most `MAX_MODIFIERS`) disagree involves no state variable: it is decided concretely, every
+subset at once, by the values each subset can give in some order (`_order_values`, 2ⁿ·n
+steps), halves rounded as the stat says; no solver is asked. A disagreeing subset counts
+where it is exactly the active set of a reachable stable state (witness trace); the
+reported rules are a minimal subset, by deletion, whose own orders still disagree.
+`meta: resolves: active-player-orders` marks every order-dependence as resolved by that meta entry.
 """
 
 from __future__ import annotations
 
 import itertools
-from typing import Any
 
 import z3  # noqa: TID251  (engines own their z3 contexts, DESIGN §2)
 
@@ -52,7 +51,6 @@ from checker.ir import (
     Modifier,
     Ruleset,
     Stat,
-    System,
     apply_modifier,
     conj,
     neg,
@@ -114,45 +112,36 @@ def _rule_pairs(ruleset: Ruleset, reacher: Reacher, scan: Scan,
 
 # ============================================================================ modifiers
 
-def _z3_apply(m: Modifier, v: Any, rounding: str, ctx: z3.Context) -> Any:
-    arg = z3.IntVal(m.arg, ctx)
-    if m.op == "halve":
-        return v / 2 if rounding == "down" else -((-v) / 2)
-    return {"double": lambda: v * 2, "add": lambda: v + arg, "set": lambda: arg,
-            "cap": lambda: z3.If(v > arg, arg, v),
-            "floor": lambda: z3.If(v < arg, arg, v)}[m.op]()
-
-
-def _result(stat: Stat, mods: list[Modifier], active: list[Any], pos: list[Any],
-            ctx: z3.Context) -> Any:
-    """The stat after the active modifiers, applied in the order the positions give."""
-    value: Any = z3.IntVal(stat.base, ctx)
-    for k in range(len(mods)):
-        nxt = value
-        for i in reversed(range(len(mods))):
-            nxt = z3.If(z3.And(active[i], pos[i] == k),
-                        _z3_apply(mods[i], value, stat.rounding, ctx), nxt)
-        value = nxt
-    return value
-
-
-def _two_orders(env: Z3Env, stat: Stat, mods: list[Modifier],
-                active: list[Any]) -> tuple[z3.Solver, list[Any], list[Any]]:
-    ctx = env.ctx
+def _order_values(stat: Stat, mods: list[Modifier]) -> dict[int, dict[int, tuple[int, ...]]]:
+    """For each subset of `mods` (a bit mask over their indices): every value the stat
+    takes when exactly that subset applies, in some order, each value with one order (a
+    tuple of indices) giving it. Exact and concrete — no solver: the value after a set S
+    in some order is a modifier i of S applied to a value of S without i in some order, so
+    one pass over the subsets by size covers every permutation (2ⁿ·n steps, not n!)."""
     n = len(mods)
-    p = [z3.Int(f"p{i}", ctx) for i in range(n)]
-    q = [z3.Int(f"q{i}", ctx) for i in range(n)]
-    s = env.solver()
-    for pos in (p, q):
-        s.add(*(z3.And(x >= 0, x < n) for x in pos))
-        if n > 1:
-            s.add(z3.Distinct(*pos))
-    s.add(_result(stat, mods, active, p, ctx) != _result(stat, mods, active, q, ctx))
-    return s, p, q
+    values: dict[int, dict[int, tuple[int, ...]]] = {0: {stat.base: ()}}
+    for mask in range(1 << n):                # a subset's subsets come before it
+        for value, order in sorted(values.get(mask, {}).items()):
+            for i in range(n):
+                if not mask & (1 << i):
+                    nxt = apply_modifier(mods[i], value, stat.rounding)
+                    values.setdefault(mask | (1 << i), {}).setdefault(nxt, (*order, i))
+    return values
 
 
-def _order(model: z3.ModelRef, pos: list[Any], members: list[int]) -> list[int]:
-    return sorted(members, key=lambda i: model.eval(pos[i], model_completion=True).as_long())
+def _two_orders(stat: Stat, mods: list[Modifier],
+                values: dict[int, tuple[int, ...]]) -> tuple[list[int], list[int]] | None:
+    """Two orders of all of `mods` giving different values, if `values` (theirs, from
+    `_order_values`) has two: the spec's order, and the order giving the smallest other
+    value."""
+    if len(values) < 2:
+        return None
+    first = list(range(len(mods)))
+    value = stat.base
+    for m in mods:
+        value = apply_modifier(m, value, stat.rounding)
+    other = min(v for v in values if v != value)
+    return first, list(values[other])
 
 
 def _modifier_sets(ruleset: Ruleset, reacher: Reacher, scan: Scan,
@@ -177,11 +166,12 @@ def _modifier_sets(ruleset: Ruleset, reacher: Reacher, scan: Scan,
         env = Z3Env(system, reacher.options)
         steady = env.expr(stable(system))
         active = [env.expr(m.when) for m in mods]
+        values = _order_values(stats[name], mods)
         sets: list[tuple[int, ...]] = []
         for k in range(2, len(mods) + 1):
             for members in itertools.combinations(range(len(mods)), k):
                 chosen = [mods[i] for i in members]
-                if _differing_orders(stats[name], chosen, reacher.options, system) is None:
+                if len(values[sum(1 << i for i in members)]) < 2:
                     continue
                 status, _ = env.check(z3.And(*(a if i in members else z3.Not(a)
                                                for i, a in enumerate(active))), steady)
@@ -204,30 +194,22 @@ def _exactly(mods: list[Modifier], members: tuple[int, ...] | list[int]) -> LExp
     return conj(*(m.when if i in members else neg(m.when) for i, m in enumerate(mods)))
 
 
-def _differing_orders(stat: Stat, mods: list[Modifier],
-                      options: Options, system: System) -> tuple[list[int], list[int]] | None:
+def _differing_orders(stat: Stat, mods: list[Modifier]) -> tuple[list[int], list[int]] | None:
     """Two orders of all of `mods` (all active) giving different values, if there are."""
-    env = Z3Env(system, options)
-    solver, p, q = _two_orders(env, stat, mods, [z3.BoolVal(True, env.ctx)] * len(mods))
-    if solver.check() != z3.sat:
-        return None
-    model = solver.model()
-    every = list(range(len(mods)))
-    return _order(model, p, every), _order(model, q, every)
+    return _two_orders(stat, mods, _order_values(stat, mods)[(1 << len(mods)) - 1])
 
 
 def _set_finding(ruleset: Ruleset, reacher: Reacher, scan: Scan, resolver: str, stat: Stat,
                  mods: list[Modifier], members: list[int]) -> Finding | None:
     system = ruleset.system
     chosen = [mods[i] for i in members]
-    orders = _differing_orders(stat, chosen, reacher.options, system)
+    orders = _differing_orders(stat, chosen)
     if orders is None:
         return None
     core = list(chosen)
     for m in list(chosen):  # deletion: keep a smallest set whose orders still disagree
         trial = [x for x in core if x is not m]
-        if len(trial) >= 2 and _differing_orders(stat, trial, reacher.options,
-                                                 system) is not None:
+        if len(trial) >= 2 and _differing_orders(stat, trial) is not None:
             core = trial
     w = reacher.witness(_exactly(mods, members))
     rules = tuple(sorted({m.source for m in core}))
@@ -248,7 +230,7 @@ def _set_finding(ruleset: Ruleset, reacher: Reacher, scan: Scan, resolver: str, 
         shown.append((" → ".join(chosen[i].id for i in order),
                       f"{stat.name} {' → '.join(steps)}", value))
     if shown[0][2] == shown[1][2]:
-        raise AssertionError("the solver's two orders agree")
+        raise AssertionError("the two orders agree")
     detail = [("order 1", f"{shown[0][0]}: {shown[0][1]}"),
               ("order 2", f"{shown[1][0]}: {shown[1][1]}")]
     detail += [(r, cited(ruleset, r)) for r in rules if cited(ruleset, r)]

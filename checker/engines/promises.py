@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from checker.ir import Constraint, LExpr, Property, System, allowed_expr, conj, disj, neg
 
 from .behaviour import BehaviourChange, Joint, Version, situation_groups
+from .reach import is_termination
 from .reach.encode import Node
 
 
@@ -24,8 +25,8 @@ def compare_violations(j: Joint, a: Version, b: Version,
         bad = []
         for ver, p in ((a, pa), (b, pb)):
             states = ver.stable_states(depth, p.at)
-            if p.kind == "termination":     # its violations: the stuck states (`Reach._target`)
-                states = ver.core.rel.unstable_part(states & ~ver.core.rel.res_below)
+            if is_termination(p):     # its violations: the stuck states (`Reach._target`)
+                states = ver.core.rel.stuck_part(states)
             else:
                 states &= ~ver.enc.compiler().boolean(p.expr)
             bad.append(j.to_ghost(ver.enc, ver.core.canon(states), j.z, ver.eq_z))

@@ -142,7 +142,7 @@ class Reach:
             if exact is None or exact.saturated is None:
                 return ReachResult(prop.id, "too-large", reason=progress.reason)
             sat = exact.saturated
-            there = sat.stuck if _is_termination(prop) else self._target(exact, prop)
+            there = sat.stuck if is_termination(prop) else self._target(exact, prop)
             reached = sat.micro if prop.at == "all" else sat.stable
             if reached & there != exact.enc.bdd.false:
                 status: ReachStatus = "violated" if prop.mode == "invariant" else "reachable"
@@ -161,7 +161,7 @@ class Reach:
         the reachable set (`Core.all_stuck`): its expression holds `stable(system)`, whose
         one diagram can be millions of nodes (2.4 M on Bushido) where every rule's
         enabling condition alone is a few dozen."""
-        if _is_termination(prop):
+        if is_termination(prop):
             return core.all_stuck
         holds = core.enc.compiler().boolean(prop.expr)
         return holds if prop.mode == "reachable" else ~holds
@@ -221,7 +221,7 @@ def cores_held() -> int:
     return len(_SHARED)
 
 
-def _is_termination(prop: Property) -> bool:
+def is_termination(prop: Property) -> bool:
     """The built-in termination property (`checker.spec.lower_props`): an invariant
     "res < res_bound or stable", whose violations are exactly the stuck states."""
     return prop.kind == "termination" and prop.mode == "invariant" and prop.at == "all"

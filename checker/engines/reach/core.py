@@ -156,8 +156,7 @@ class Core:
     @property
     def all_stuck(self) -> Node:
         """Every reachable stuck state found so far (unstable at `res_bound`)."""
-        return self._derive("stuck",
-                            lambda m: self.rel.unstable_part(m & ~self.rel.res_below))
+        return self._derive("stuck", self.rel.stuck_part)
 
     def _derive(self, key: str, fn: Callable[[Node], Node]) -> Node:
         hit = self._derived.get(key)
@@ -312,7 +311,7 @@ class Core:
                 if not settle(self.rel.image(r, canon)):
                     return None
             if canon == before:     # stable and stuck states are micro states: split once
-                stuck = self.rel.unstable_part(micro & ~self.rel.res_below)
+                stuck = self.rel.stuck_part(micro)
                 self.saturated = Saturated(canon, micro, self.rel.stable_part(micro), stuck,
                                            sweep)
                 return self.saturated

@@ -139,6 +139,11 @@ class Relations:
         """The states of `s` where some rule is enabled."""
         return s & ~self.stable_part(s)
 
+    def stuck_part(self, s: Node) -> Node:
+        """The stuck states of `s`: a rule is still enabled but the resolution counter is
+        at `res_bound` (the violations of `termination`)."""
+        return self.unstable_part(s & ~self.res_below)
+
     # ------------------------------------------------------------------ images
     def image(self, r: Relation, s: Node) -> Node:
         if s == self.enc.bdd.false:

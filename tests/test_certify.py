@@ -5,7 +5,9 @@
   one state dropped fails initiation or consecution (an `InternalError`, a bug);
 - a property the core finds violated refutes the "it excludes the targets" query;
 - on Noctvale every core proof is certified, and a resource limit of 1 unit leaves the
-  certificate "unchecked" (reported, never read as certified);
+  certificate "unchecked" (reported, never read as certified); a decision-diagram relation
+  that lacks a step the Z3 encoding takes is refuted by Z3 (the refinement half of
+  consecution);
 - the check records the method: `decision-diagrams` (certified) for a proof by exhaustion.
 """
 
@@ -21,6 +23,8 @@ from strategies import load_spec, rulesets
 
 from checker.engines.reach import Reach
 from checker.engines.reach.certify import Certifier
+from checker.engines.reach.core import Core
+from checker.engines.reach.relation import Relations
 from checker.errors import InternalError
 from checker.ir import System
 from checker.options import Options
@@ -57,9 +61,11 @@ def test_every_core_proof_is_certified_and_a_dropped_state_is_caught(text: str) 
             with pytest.raises(InternalError, match="target"):
                 core.certify(prop)
     enc, micro = core.core.enc, core.core.all_micro
-    assert Certifier(system, enc, micro).inductive().status == "certified"
-    dropped = enc.pick(micro)
-    wrong = Certifier(system, enc, micro & ~enc.state_cube(dropped))
+    heights = core.core.heights if isinstance(core.core, Core) else None
+    assert Certifier(system, enc, micro, heights=heights).inductive().status == "certified"
+    dropped = enc.pick(micro)     # (with the counter left out, every count of it)
+    wrong = Certifier(system, enc, micro & ~enc.state_cube(dropped, core.core.state_names),
+                      heights=heights)
     with pytest.raises(InternalError, match=r"initiation|consecution"):
         wrong.inductive()
 
@@ -71,9 +77,28 @@ def test_noctvale_proofs_certified_and_an_exhausted_limit_is_unchecked() -> None
     assert proved
     for prop in proved:
         assert core.certify(prop).status == "certified", prop.id
-    starved = Certifier(system, core.core.enc, core.core.all_micro, rlimit=1)
+    assert isinstance(core.core, Core)
+    starved = Certifier(system, core.core.enc, core.core.all_micro, rlimit=1,
+                        heights=core.core.heights)
     result = starved.inductive()
     assert result.status == "unchecked" and "resource" in result.detail
+
+
+def test_a_relation_missing_a_step_of_the_z3_encoding_is_caught() -> None:
+    """Consecution is split (certify.py): the diagrams check that their relations keep the
+    set, Z3 that every step of its encoding is a step of those relations. A relation that
+    lost its steps (here a rule's, emptied) keeps the set trivially, and Z3 refutes it."""
+    system = _noctvale()
+    core = Reach(system, node_budget=500_000)
+    assert core.complete and isinstance(core.core, Core)
+    enc = core.core.enc
+    rel = Relations(enc, counter=True)
+    rule = next(r for r in rel.rules if r.cond != enc.bdd.false)
+    rule.rel = enc.bdd.false
+    wrong = Certifier(system, enc, core.core.all_micro, heights=core.core.heights,
+                      relations=rel)
+    with pytest.raises(InternalError, match=rf"consecution.*{rule.transition.id}"):
+        wrong.inductive()
 
 
 def test_the_check_names_the_certified_method() -> None:

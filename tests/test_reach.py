@@ -20,6 +20,7 @@ import itertools
 import os
 import tempfile
 from collections import deque
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ from hypothesis import given, settings
 from strategies import load_spec, rulesets
 
 from checker.engines.reach import Reach
+from checker.engines.reach.bounded import BoundedCore
 from checker.interpret import Interpreter, compile_expr, explore_macro, reachable_states
 from checker.ir import Property, System
 from checker.spec.load import load_ruleset
@@ -55,7 +57,7 @@ def _load(text: str) -> System:
 
 
 @pytest.mark.parametrize(("seed", "resolution", "micro", "stable"),
-                         [("noctvale", "any", 979_994, 245_304),
+                         [("noctvale", "any", 879_098, 245_304),
                           ("eldfall-partitioned", "any", 1_736_017, 6_488),
                           ("noctvale", "first", 878_906, 245_304),
                           ("eldfall-partitioned", "first", 172_237, 6_480)])
@@ -67,8 +69,11 @@ def _load(text: str) -> System:
 # same as the interpreter's explicit search, checked once, 344 s);
 # noctvale: the three activation checks in any order (no invented step order); the next
 # battle (a fighter fights again with its Damned conditions) and the `enters`/`leaves`
-# bookkeeping of the Wound State moments: 979,994 micro states and 245,304 situations under
-# `any`, the same as the interpreter's explicit search (checked once, 87 s)
+# bookkeeping of the Wound State moments: 979,994 micro states with the resolution counter
+# (879,098 without it, the fast core's count) and 245,304 situations under `any`, the same
+# as the interpreter's explicit search (checked once, 87 s). Under `any` the counts are the
+# fast core's (`core.py`: micro states without the counter, which only numbers the steps of
+# a resolution); under `first`, the counted core's (`bounded.py`), with it.
 def test_seed_counts(seed: str, resolution: str, micro: int, stable: int) -> None:
     core = Reach(_seed(seed), resolution=resolution)  # type: ignore[arg-type]
     assert core.complete
@@ -97,10 +102,10 @@ def test_layer_budget_then_exact_chaining() -> None:
     """Stopped after 2 layers, the chained fixpoint still gives the exact sets: the same
     counts and verdicts as the complete layered search (traces only where layers meet)."""
     system = _seed("noctvale")
-    core = Reach(system, layer_budget=2)
+    core = Reach(system, layer_budget=2, counted=True)
     assert not core.run().complete and core.run().layers == 2
     assert core.reachable_count() == 979_994 and core.stable_count() == 245_304
-    full = Reach(system)
+    full = Reach(system, counted=True)
     for prop in system.properties:
         partial, exact = core.check(prop), full.check(prop)
         assert partial.status == exact.status, prop.id
@@ -108,6 +113,15 @@ def test_layer_budget_then_exact_chaining() -> None:
 
 
 # ------------------------------------------------------------------ against explicit search
+
+def micro_count(core: Reach, states: Iterable[State]) -> int:
+    """How many of `states` the core's `reachable_count` counts: all of them for the
+    counted core, the distinct ones with the resolution counter left out for the fast one."""
+    if not core.fast:
+        return len(set(states))
+    i = [v.name for v in core.system.vars].index(core.system.res_var)
+    return len({s[:i] + s[i + 1:] for s in states})
+
 
 def agree_explicit(system: System, *, micro: bool = True) -> None:
     core = Reach(system)
@@ -119,7 +133,7 @@ def agree_explicit(system: System, *, micro: bool = True) -> None:
     if micro:
         states, complete = reachable_states(system, max_states=50_000)
         assert complete
-        assert core.reachable_count() == len(states)
+        assert core.reachable_count() == micro_count(core, states)
     for prop in system.properties:
         result = core.check(prop)
         hit = oracle.hits.get(prop.id)
@@ -208,10 +222,11 @@ def _any_oracle(system: System, dist: dict[State, int], prop: Property) -> int |
 
 def agree_any(system: System, *, keep_layers: bool = True) -> None:
     core = Reach(system, resolution="any", keep_layers=keep_layers)
-    assert core.core.dropped is not keep_layers
     assert core.complete
+    if not keep_layers:
+        assert isinstance(core.core, BoundedCore) and core.core.dropped
     dist = any_search(system)
-    assert core.reachable_count() == len(dist)
+    assert core.reachable_count() == micro_count(core, dist)
     for prop in system.properties:
         result = core.check(prop)
         want = _any_oracle(system, dist, prop)
@@ -243,10 +258,12 @@ def test_dropping_the_layers_at_the_budget_changes_no_answer() -> None:
     core drops them, completes within the budget, and answers every property as the core
     that kept them, with traces as long (the same first layer meets each target)."""
     system = _seed("eldfall-partitioned")
-    full = Reach(system)
+    full = Reach(system, counted=True)
+    assert isinstance(full.core, BoundedCore)
     assert full.complete and not full.core.dropped
     budget = full.core.progress.peak_nodes * 3 // 4
-    lean = Reach(system, node_budget=budget)
+    lean = Reach(system, node_budget=budget, counted=True)
+    assert isinstance(lean.core, BoundedCore)
     assert lean.complete and lean.core.dropped
     assert lean.core.progress.peak_nodes > budget     # the count that forced the drop
     assert (lean.reachable_count(), lean.stable_count()) == (1_736_017, 6_488)
@@ -289,3 +306,75 @@ def test_a_long_session_keeps_only_the_newest_cores() -> None:
     for s in copies:
         assert api.shared_core(s, 500_000) is not None
     assert api.cores_held() == api.SHARED_CORES
+
+
+# ------------------------------------------------------------------ the counter's bound
+
+LOOP = """\
+ruleset: loop
+source: rules.txt
+states:
+  Burning: {}
+  Soaked: {}
+events:
+  - {id: ignite, do: [enter Burning]}
+rules:
+  - {id: burning-soaks, when: Burning, do: [enter Soaked, leave Burning]}
+  - {id: soaked-reignites, when: Soaked, do: [leave Soaked, enter Burning]}
+"""
+
+CHAIN = """\
+ruleset: chain
+source: rules.txt
+res_bound: 8
+vars:
+  x: {range: [0, 12], init: 12}
+  start: {range: [0, 12], init: 0}
+events:
+  - {id: set-a, do: ["start = A", "x = A"]}
+  - {id: set-b, do: ["start = B", "x = B"]}
+rules:
+  - {id: climb, when: "x < 12", do: ["x += 1"]}
+properties:
+  - {id: top, reachable: "x == 12 and start == B"}
+"""
+
+
+@pytest.mark.parametrize(("text", "stuck"), [
+    (LOOP, True),                                           # a cycle of micro steps
+    (CHAIN.replace("A", "3").replace("B", "6"), True),      # 9 steps: stuck after 8
+    (CHAIN.replace("A", "4").replace("B", "6"), False),     # 8 steps: stable at the bound
+])
+def test_the_fast_core_hands_over_when_a_resolution_can_reach_the_bound(
+        text: str, stuck: bool) -> None:
+    """The fast core leaves the resolution counter out; when some resolution can reach
+    `res_bound` (its heights say so) the counted core answers instead, and both agree with
+    the brute-force search (the stuck states, termination's verdict and its trace)."""
+    system = _load(text)
+    core = Reach(system)
+    assert core.complete and core.fast is not stuck
+    assert (core.stuck_count() > 0) is stuck
+    agree_any(system)
+    termination = next(p for p in system.properties if p.kind == "termination")
+    result = core.check(termination)
+    assert result.status == ("violated" if stuck else "proved")
+    if stuck:
+        assert result.trace is not None and result.trace.replayed
+        assert len(result.trace.steps[-1].fired) == system.res_bound
+
+
+def test_a_question_about_the_counter_is_answered_by_the_counted_core() -> None:
+    """The fast core's sets leave `_res` out; a query that reads it (none of the product's
+    does) is answered by the counted core, with a trace that replays."""
+    from checker.ir import Const, Op, V
+
+    system = _load(CHAIN.replace("A", "4").replace("B", "6"))
+    core = Reach(system)
+    assert core.fast
+    at = Op("and", (Op("eq", (V("x"), Const(12))), Op("eq", (V("_res"), Const(8)))))
+    result = core.check(Property("late", "late", "reachable", "reachable", at, "all"))
+    assert result.status == "reachable" and result.trace is not None
+    assert result.checked == "replayed"
+    too_late = Op("eq", (V("_res"), Const(9)))
+    assert core.check(Property("later", "later", "reachable", "reachable", too_late,
+                               "all")).status == "unreachable"

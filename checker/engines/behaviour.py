@@ -2,12 +2,12 @@
 one version and not the other, and the steps (situation, event, resulting situation)
 possible in one and not the other, over the variables both versions share.
 
-Both reachability cores (`reach.core.Core`) are built in **one** BDD manager, their bits
-interleaved variable by variable, with two ghost copies of every shared variable over the
-union of its two domains: `z` (a situation before a step) and `w` (after it). A set of one
-version is carried into ghost space by `∃x. S(x) ∧ x = z` (an and-exists with the
-variable-wise equality, which is small because the copies sit next to each other), so the
-comparison is plain set difference:
+Both reachability cores (`reach.bounded.BoundedCore`, the counted layered one) are built in
+**one** BDD manager, their bits interleaved variable by variable, with two ghost copies of
+every shared variable over the union of its two domains: `z` (a situation before a step)
+and `w` (after it). A set of one version is carried into ghost space by `∃x. S(x) ∧ x = z`
+(an and-exists with the variable-wise equality, which is small because the copies sit next
+to each other), so the comparison is plain set difference:
 
     situations:  S_new(z) ∧ ¬S_old(z)            (possible now) and the reverse (gone)
     steps:       T_new,e(z, w) ∧ ¬T_old,e(z, w) ∧ S_old(z) ∧ S_new(z)
@@ -40,7 +40,7 @@ from checker.interpret import Interpreter, replay
 from checker.ir import Const, LExpr, Op, Property, System, V, Var, conj
 from checker.results import Trace
 
-from .reach.core import Core
+from .reach.bounded import BoundedCore
 from .reach.encode import Encoding, Node, width
 from .reach.order import force_order
 from .reach.witness import first_layer, walk_back
@@ -233,7 +233,7 @@ def _shown(system: System, lits: dict[str, int]) -> tuple[tuple[str, str], ...]:
 class Version:
     def __init__(self, j: Joint, enc: Encoding, node_budget: int, resolution: str) -> None:
         self.system = enc.system
-        self.core = Core(enc.system, node_budget=node_budget, enc=enc,
+        self.core = BoundedCore(enc.system, node_budget=node_budget, enc=enc,
                          resolution=resolution)  # type: ignore[arg-type]
         self.progress = self.core.run()
         self.eq_z = j.eq(enc, j.z)

@@ -179,8 +179,12 @@ def _divergence(ruleset: Ruleset, reacher: Reacher, scan: Scan, r1: Transition,
         found = _apart(ruleset, interp, w.trace, s, r1, r2)
         if found is not None:
             return found
+        # the next peak is another state, whatever its resolution counter (which only
+        # numbers the steps: from the same state every order ends the same)
+        res = ruleset.system.res_var
         tried = conj(tried, neg(conj(*(Op("eq", (V(n), Const(v)))
-                                       for n, v in zip(interp.names, s, strict=True)))))
+                                       for n, v in zip(interp.names, s, strict=True)
+                                       if n != res))))
     scan.undecided.append(Undecided("order-dependence", rules, f"the first {MAX_PEAKS} "
                                     "reachable peaks join again; later ones not checked"))
     return None

@@ -67,6 +67,12 @@ class Interpreter:
         for combo in itertools.product(*(v.init for v in self.system.vars)):
             yield tuple(combo)
 
+    def is_initial(self, state: State) -> bool:
+        """`state` is one of `initial_states` (every value among its variable's `init`),
+        without enumerating them (Bushido has 262,144)."""
+        return len(state) == len(self.system.vars) and \
+            all(x in v.init for v, x in zip(self.system.vars, state, strict=True))
+
     def _compile_effects(self, t: Transition) -> list[tuple[int, Any, bool]]:
         """(index, closure or constant, is_constant) per assignment; constants are checked
         against the variable's range once, here."""
@@ -271,3 +277,17 @@ class Interpreter:
 
 
 MEMO = 4096          # resolutions an interpreter keeps (memoised by their first state)
+SHARED = 8           # plain interpreters `shared` keeps (one per system a run replays on)
+_SHARED: dict[int, tuple[System, Interpreter]] = {}
+
+
+def shared(system: System) -> Interpreter:
+    """One plain `Interpreter(system)` per system in this process, for the replays of a
+    run: compiling a system's expressions costs more than replaying a trace (50 ms on
+    Bushido). The system is kept so that its id stays its own."""
+    hit = _SHARED.get(id(system))
+    if hit is None or hit[0] is not system:
+        hit = _SHARED[id(system)] = (system, Interpreter(system))
+        while len(_SHARED) > SHARED:
+            del _SHARED[next(iter(_SHARED))]
+    return hit[1]

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from checker.errors import InternalError
 from checker.interpret.evaluate import State
-from checker.interpret.machine import Interpreter, MacroStep
+from checker.interpret.machine import Interpreter, MacroStep, shared
 from checker.ir import Property, System
 from checker.results import Step, Trace
 
@@ -118,8 +118,8 @@ def replay(system: System, start: State, events: Events, prop: Property | None =
     (`expect="witness"`). Otherwise the trace is wrong and `InternalError` is raised — a
     trace that does not replay is a bug, never a finding.
     """
-    interp = Interpreter(system)
-    if start not in set(interp.initial_states()):
+    interp = shared(system)
+    if not interp.is_initial(start):
         raise InternalError("trace does not start in an initial state")
     if fired is None:
         found = find_choices(interp, start, events, prop, expect)
@@ -174,5 +174,5 @@ def replay_trace(system: System, trace: Trace, prop: Property | None = None, *,
                  expect: str = "violation") -> Trace:
     """Replay a trace as reported (its start, events, inputs and fired rules, e.g. read
     back from JSON): the same judge as `replay`, on the trace's own choices."""
-    start, events = trace_steps(Interpreter(system), trace)
+    start, events = trace_steps(shared(system), trace)
     return replay(system, start, events, prop, expect=expect, fired=choices_of(trace))

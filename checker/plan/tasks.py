@@ -227,15 +227,18 @@ def decide_property(system: System, prop: Property, options: Options,
                                 Method.EXPLICIT, "", trace, prop.states, prop.source,
                                 prop.text)
     elif macro.complete and not reach:
-        # every reachable situation is known and none breaks it: that is the proof; an
-        # induction proof is still preferred when one is cheap (1-induction; Houdini only
-        # when the explicit search, not the decision diagrams, enumerated them)
-        counted = replace(options, rlimit=min(options.rlimit, INDUCTION_RLIMIT)
-                          if options.rlimit else INDUCTION_RLIMIT)
-        outcome = induction.one_induction(system, prop, counted)
-        if outcome.kind is not Kind.UNREACHABLE and not macro.symbolic:
-            outcome = induction.houdini(system, prop, options)
-        if outcome.kind is Kind.UNREACHABLE:
+        # every reachable situation is known and none breaks it: that is the proof. The
+        # decision diagrams' proof comes with its Z3 certificate (`_exhaustion`); after an
+        # explicit search, an induction proof is still preferred when one is cheap
+        # (1-induction, then Houdini)
+        outcome = None
+        if not macro.symbolic:
+            counted = replace(options, rlimit=min(options.rlimit, INDUCTION_RLIMIT)
+                              if options.rlimit else INDUCTION_RLIMIT)
+            outcome = induction.one_induction(system, prop, counted)
+            if outcome.kind is not Kind.UNREACHABLE:
+                outcome = induction.houdini(system, prop, options)
+        if outcome is not None and outcome.kind is Kind.UNREACHABLE:
             result = to_result(prop, outcome)
         else:
             method, how = _exhaustion(system, prop, options, macro)

@@ -27,9 +27,10 @@ from typing import Literal
 
 from checker.errors import InternalError
 from checker.interpret import replay
-from checker.ir import Property, System
+from checker.ir import Property, System, lvars
 from checker.results import Trace
 
+from .bounded import BoundedCore
 from .certify import CERT_RLIMIT, Certifier, CertResult
 from .core import SIFT_AT, Core, Progress, Resolution
 from .encode import Node, State
@@ -56,39 +57,65 @@ class Reach:
     def __init__(self, system: System, *, resolution: Resolution = "any",
                  node_budget: int = 5_000_000, layer_budget: int = 10_000,
                  reorder: bool = False, keep_layers: bool = True,
-                 sift_at: int = SIFT_AT) -> None:
+                 sift_at: int = SIFT_AT, counted: bool | None = None) -> None:
+        """`counted`: None (the default) uses the fast core (`core.py`) for the semantics'
+        resolution and hands over to the counted one (`bounded.py`) only when a resolution
+        can reach `res_bound`; True always uses the counted one (`"first"` resolution,
+        `reorder` and `keep_layers=False` need it)."""
         self.system = system
         self.resolution = resolution
-        self.core = Core(system, resolution=resolution, node_budget=node_budget,
-                         layer_budget=layer_budget, reorder=reorder,
-                         keep_layers=keep_layers, sift_at=sift_at)
+        self._args = (node_budget, layer_budget, reorder, keep_layers, sift_at)
+        use_counted = counted if counted is not None else \
+            (resolution != "any" or reorder or not keep_layers)
+        self.core: Core | BoundedCore = self._counted() if use_counted else \
+            Core(system, node_budget=node_budget, layer_budget=layer_budget,
+                 sift_at=sift_at)
         self._stepper: Stepper | None = None
-        self._exact: Core | None = None
-        self._args = (node_budget, layer_budget, reorder)
+        self._exact: BoundedCore | None = None
+        self._counted_core: Reach | None = None
         self._certifier: tuple[int, Certifier] | None = None
 
-    def exact(self) -> Core | None:
-        """When the layered search stopped at a budget: a second core, in a fresh manager
-        (not burdened with the first one's kept layers), with the exact sets of
-        the chained fixpoint; None when the layers completed or chaining is over budget."""
-        if self.run().complete:
+    def _counted(self) -> BoundedCore:
+        node_budget, layer_budget, reorder, keep_layers, sift_at = self._args
+        return BoundedCore(self.system, resolution=self.resolution,
+                           node_budget=node_budget, layer_budget=layer_budget,
+                           reorder=reorder, keep_layers=keep_layers, sift_at=sift_at)
+
+    def exact(self) -> BoundedCore | None:
+        """When the counted layered search stopped at a budget: a second core, in a fresh
+        manager (not burdened with the first one's kept layers), with the exact sets of
+        the chained fixpoint; None when the layers completed, chaining is over budget, or
+        the core is the fast one (its own sets are exact)."""
+        if self.run().complete or not isinstance(self.core, BoundedCore):
             return None
         if self._exact is None:
-            node_budget, layer_budget, reorder = self._args
-            self._exact = Core(self.system, resolution=self.resolution,
-                               node_budget=node_budget, layer_budget=layer_budget,
-                               reorder=reorder)
+            node_budget, layer_budget, reorder, _, _ = self._args
+            self._exact = BoundedCore(self.system, resolution=self.resolution,
+                                      node_budget=node_budget, layer_budget=layer_budget,
+                                      reorder=reorder)
         return self._exact if self._exact.saturate() is not None else None
 
     # ------------------------------------------------------------------ the sets
     def run(self) -> Progress:
-        return self.core.run()
+        progress = self.core.run()
+        if isinstance(self.core, Core) and self.core.may_stick:
+            self.core = self._counted()     # a resolution can reach the bound (core.py)
+            progress = self.core.run()
+        return progress
 
     @property
     def complete(self) -> bool:
         return self.run().complete
 
+    @property
+    def fast(self) -> bool:
+        """The sets leave the resolution counter out (`core.py`)."""
+        self.run()
+        return isinstance(self.core, Core)
+
     def reachable_count(self) -> int:
+        """Micro states, the resolution counter left out (it only numbers the steps of a
+        resolution: with it, the counted core's figure)."""
         exact = self.exact()
         counts = exact.saturated_counts() if exact is not None else None
         return counts[0] if counts is not None else self.core.reachable_count()
@@ -127,16 +154,44 @@ class Reach:
         if not self.complete:
             raise InternalError("reach: a certificate needs the complete reachable set")
         if self._certifier is None or self._certifier[0] != rlimit:
-            self._certifier = (rlimit, Certifier(self.system, self.core.enc,
-                                                 self.core.all_micro, rlimit=rlimit,
-                                                 timeout_ms=timeout_ms))
+            core = self.core
+            heights = core.heights if isinstance(core, Core) else None
+            self._certifier = (rlimit, Certifier(self.system, core.enc, core.all_micro,
+                                                 rlimit=rlimit, timeout_ms=timeout_ms,
+                                                 heights=heights, relations=core.rel))
         return self._certifier[1].excludes(prop)
 
     # ------------------------------------------------------------------ queries
     def check(self, prop: Property) -> ReachResult:
         progress = self.run()
-        target = self._target(self.core, prop)
-        k = first_layer(self.core, target, prop.at)
+        core = self.core
+        false = core.enc.bdd.false
+        if isinstance(core, Core) and self.system.res_var in lvars(prop.expr):
+            # a question about the resolution counter, which the fast core leaves out:
+            # the counted core answers it (none of the product's queries asks one)
+            if self._counted_core is None:
+                self._counted_core = Reach(self.system, resolution=self.resolution,
+                                           counted=True, node_budget=self._args[0],
+                                           layer_budget=self._args[1])
+            return self._counted_core.check(prop)
+        if isinstance(core, Core):
+            if not progress.complete:
+                return ReachResult(prop.id, "too-large", reason=progress.reason)
+            target = self._target(core, prop)
+            reached = core.all_micro if prop.at == "all" else core.all_stable
+            if reached & target == false:
+                return ReachResult(prop.id, "proved" if prop.mode == "invariant"
+                                   else "unreachable")
+            k = first_layer(core, target, prop.at)
+            if k is None:
+                return ReachResult(prop.id, "violated" if prop.mode == "invariant"
+                                   else "reachable",
+                                   reason="no shortest trace within the budget "
+                                   f"({core.progress.reason}); the exact set meets the "
+                                   "target")
+            return self._found(prop, k, walk_back(core, k, target, prop.at))
+        target = self._target(core, prop)
+        k = first_layer(core, target, prop.at)
         if k is None and not progress.complete:
             exact = self.exact()
             if exact is None or exact.saturated is None:
@@ -151,16 +206,17 @@ class Reach:
                                    "meets the target")
         if k is None:
             return ReachResult(prop.id, "proved" if prop.mode == "invariant" else "unreachable")
-        segments = walk_back(self.core, k, target, prop.at)
+        segments = walk_back(core, k, target, prop.at)
         return self._found(prop, k, segments)
 
     @staticmethod
-    def _target(core: Core, prop: Property) -> Node:
+    def _target(core: Core | BoundedCore, prop: Property) -> Node:
         """The states `prop` looks for: its violations (an invariant) or its witnesses.
         Termination's violations are the reachable stuck states, taken rule by rule from
-        the reachable set (`Core.all_stuck`): its expression holds `stable(system)`, whose
-        one diagram can be millions of nodes (2.4 M on Bushido) where every rule's
-        enabling condition alone is a few dozen."""
+        the reachable set (`all_stuck`; none in the fast core, which hands over when there
+        could be any): its expression holds `stable(system)`, whose one diagram can be
+        millions of nodes (2.4 M on Bushido) where every rule's enabling condition alone is
+        a few dozen."""
         if is_termination(prop):
             return core.all_stuck
         holds = core.enc.compiler().boolean(prop.expr)

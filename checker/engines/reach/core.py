@@ -1,56 +1,49 @@
-"""The exact reachability core of one system: macro-step reachability with BDDs.
+"""The exact reachability core of one system: saturation over whole macro steps, with BDDs.
 
-Symbolic breadth-first reachability (Burch, Clarke, McMillan, Dill and Hwang, "Symbolic
-model checking: 10^20 states and beyond", LICS 1990; McMillan, *Symbolic Model Checking*,
-1993) over *canonical stable situations*: a stable state with the bookkeeping (`_happened`,
-`_fired`, `_res`) and the inputs forgotten. That is sound because every event re-rolls
-every input and resets every bookkeeping variable before anything reads it (checked by
-`forgettable`; a variable that fails the check is kept).
+Symbolic reachability (Burch, Clarke, McMillan, Dill and Hwang, "Symbolic model checking:
+10^20 states and beyond", LICS 1990) over *canonical stable situations*: a stable state with
+the bookkeeping (`_happened`, `_fired`, `_was`) and the inputs forgotten, which is sound
+because every event re-rolls every input and resets every bookkeeping variable before
+anything reads it (checked by `forgettable`; a variable that fails the check is kept).
 
-One *macro layer* k is a nested fixpoint. From the canonical frontier `C[k-1]`:
+**The resolution counter is not in the sets.** `_res` only counts micro steps so that a
+resolution that never settles is cut at `res_bound` (docs/semantics.md). The core computes
+every set *without* it (the relations of `Relations(enc, counter=False)` leave its bits
+alone, and no set depends on them), and decides afterwards whether the counter could ever
+matter: with `F_0` the reachable unstable states and `F_{i+1}` the reachable states with a
+micro step into `F_i`, a resolution reaches `res_bound` exactly when `F_{res_bound}` is not
+empty (a path of `res_bound` micro steps from a reachable state ending where a rule may
+still fire). When it is empty, every resolution ends before the bound, so the sets without
+the counter are exactly the semantics' sets with it forgotten, and the *heights* `F_i`
+(at most the longest resolution, about 20 on the seeds) are kept for the Z3 certificate
+(`certify.py`: `x ∈ F_i → _res ≤ res_bound - 1 - i` is what makes the reachable set
+inductive with the counter, and excludes every stuck state). When it is not empty
+(`may_stick`), the caller uses the counted layered core (`bounded.py`), which is exact
+there.
 
-    L0 = ⋃_events img_e(C[k-1])                      the states right after an event
-    Lj = micro_img(Lj-1 ∧ ¬stable ∧ _res < bound)    one micro step (any rule that may fire)
+**Saturation, then layers on demand.** The exact sets come from *chaining* (Roig,
+Cortadella and Pastor, "Verification of asynchronous circuits by BDD-based model checking of
+Petri nets", 1995): each event's image of every situation known so far is resolved to
+stability and added before the next event is applied, in sweeps until nothing changes; each
+resolution is itself chained rule by rule, and explores only micro states not already
+known (the known set is closed under micro steps, so their resolutions are known too).
+Chaining converges in a few sweeps (Eldfall 5, Bushido 15) where breadth-first layers take
+30 to 60, and its sets stay small: every "proved" and "unreachable" is answered from them.
+Shortest traces need breadth-first *macro layers* (`C[k]`, the canonical situations first
+reached by k events, and `R[k]`, every micro state reached within k events); they are
+computed only as deep as the queries that hit a target need (`first_layer`), from the
+frontier of the previous layer, and kept.
 
-until `Lj` is empty (`_res` grows by one per micro step, so at most `res_bound + 1` rings).
-`M[k] = ⋃ Lj` (every micro state of those resolutions), and the new frontier
-`C[k] = canon(M[k] ∧ stable) ∖ ⋃ C[<k]`. Layer 0 resolves the initial states the same way.
-The rings are not kept: each layer keeps its frontier `C[k]` and the *cumulative* set
-`R[k] = ⋃_{i≤k} M[i]` (consecutive cumulative sets share most of their nodes; the stable
-and stuck states are `R[k] ∧ stable` and `R[k] ∧ ¬stable ∧ _res ≥ bound`). The first
-layer meeting a query is found by bisection over the monotone `R[k]`, and gives a
-counterexample that is shortest in events by construction (`witness.py` walks back
-through `R[k] ∖ R[k-1]` one state at a time, recomputing nothing).
-
-Every layer's cumulative set is kept while the node budget allows. When it would be
-exceeded, they are dropped (the frontiers `C[k]` and the last `R` are kept) and the search
-goes on within the same budget; a dropped `R[k]` is recomputed from the frontiers when a
-query needs it (`Core.reached`). Before either, the garbage is collected and the nodes
-counted again.
-
-The variable order starts from FORCE (`order.py`); each variable's bits, current and next,
-form one group (`Encoding`), and the groups are sifted (Rudell 1993; CUDD's group sifting,
-Panda and Somenzi 1995) when the live nodes first pass `sift_at` and again each time they
-double since the last sifting (one-shot passes at chosen points: the engine prototype
-measured dynamic reordering making Bushido worse, `../shared/reference/engine-prototype.md`).
-The collections, the sifting, the drop and the stop are all decided by counts of nodes, so
-every machine makes the same decisions.
-
-When the layered search stops at a budget, `saturate` computes the same sets exactly by
-*chaining* (each event's image, resolved, is added to the set before the next event is
-applied, sweeps until nothing changes; Roig, Cortadella and Pastor, "Verification of
-asynchronous circuits by BDD-based model checking of Petri nets", 1995). It converges in
-far fewer sweeps than breadth-first layers (Bushido: 14 sweeps), keeps no rings, and so
-answers "proved" / "unreachable" exactly, but gives no shortest traces.
-
-Budgets are counted, never timed: live BDD nodes in the manager (checked after every
-micro ring) and macro layers. Exceeding one stops the search with `complete = False`; a
-query is then answered only if the layers explored already meet it, else "too-large".
+Budgets are counted, never timed: live BDD nodes in the manager (checked after each
+resolution) and sweeps. Exceeding one stops the computation with `complete = False`. The
+variable order starts from FORCE (`order.py`); each variable's bits, current and next, form
+one group, sifted (Rudell 1993; CUDD's group sifting, Panda and Somenzi 1995) when the live
+nodes first pass `sift_at` and again each time they double since the last sifting: one-shot
+passes at counted points, so every machine makes the same decisions.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -91,124 +84,102 @@ def forgettable(system: System) -> frozenset[str]:
 @dataclass
 class Layer:
     """One macro layer: its new canonical situations, and every micro state reached by the
-    end of it (None once dropped to stay within the node budget: `Core.reached`)."""
+    end of it (None once dropped to stay within the node budget: `BoundedCore.reached`)."""
 
     frontier: Node              # C[k]: canonical situations first reached at this layer
-    reached: Node | None        # R[k] = ⋃_{i≤k} M[i]
-
-
-@dataclass
-class Saturated:
-    """The exact sets from the chained fixpoint (`Core.saturate`), when it converged."""
-
-    stable_canon: Node     # ⋃ C
-    micro: Node            # every reachable micro state
-    stable: Node           # every reachable stable state, bookkeeping included
-    stuck: Node
-    sweeps: int
+    reached: Node | None        # R[k] = every micro state reached within k events
 
 
 @dataclass
 class Progress:
     complete: bool = False
-    layers: int = 0
+    layers: int = 0                     # macro layers computed (breadth-first)
     reason: str = ""                    # why the search stopped early, "" when complete
     peak_nodes: int = 0
     micro_rings: int = 0
     siftings: int = 0
+    sweeps: int = 0                     # saturation sweeps (`Core`)
+    heights: int = 0                    # longest resolution, in micro steps (`Core`)
     history: list[tuple[int, int, int]] = field(default_factory=list)  # (layer, new, nodes)
 
 
 class Core:
-    """The reachable sets of one system (see the module docstring)."""
+    """The reachable sets of one system, without the resolution counter (module
+    docstring). `run` computes the exact sets; `reached(k)` and `frontier(k)` the macro
+    layers on demand."""
 
-    def __init__(self, system: System, *, resolution: Resolution = "any",
-                 node_budget: int = 5_000_000, layer_budget: int = 10_000,
-                 reorder: bool = False, enc: Encoding | None = None,
-                 keep_layers: bool = True, sift_at: int = SIFT_AT) -> None:
-        """`sift_at`: live nodes at which the groups are first sifted (0: never; a core in
-        a manager shared with other encodings, `checker.engines.behaviour`, never sifts)."""
+    counted = False            # the sets do not hold `_res` (`bounded.BoundedCore`: they do)
+    resolution: Resolution = "any"
+
+    def __init__(self, system: System, *, node_budget: int = 5_000_000,
+                 sweep_budget: int = 10_000, layer_budget: int = 10_000,
+                 enc: Encoding | None = None, sift_at: int = SIFT_AT) -> None:
         self.system = system
-        self.resolution = resolution
         self.node_budget = node_budget
+        self.sweep_budget = sweep_budget
         self.layer_budget = layer_budget
-        self.enc = enc if enc is not None else Encoding(system, reorder=reorder)
+        self.enc = enc if enc is not None else Encoding(system)
         self.sift_next = sift_at if enc is None and sift_at > 0 else 0   # 0: never
-        self.sifted = 0                     # live nodes after the last sifting
-        self.rel = Relations(self.enc)
-        self.forget = forgettable(system)
+        self.sifted = 0
+        self.rel = Relations(self.enc, counter=False)
+        res = system.res_var
+        self.forget = forgettable(system) | {res}
         self.keep = [v.name for v in system.vars if v.name not in self.forget]
         self.forget_bits = [b for n in sorted(self.forget) for b in self.enc.cur[n]]
+        self.counter_bits = list(self.enc.cur[res])
+        self.state_names = [v.name for v in system.vars if v.name != res]
         bdd = self.enc.bdd
-        self.layers: list[Layer] = []
         self.progress = Progress()
-        self.visited: Node = bdd.false      # ⋃ C[k]
-        self.all_micro: Node = bdd.false    # R[last]
-        self.dropped = not keep_layers      # the cumulative sets were dropped (module doc)
-        self.saturated: Saturated | None = None
+        self.micro: Node = bdd.false         # every reachable micro state (no counter)
+        self.visited: Node = bdd.false       # every canonical stable situation
+        self.heights: list[Node] = []        # F_0, F_1, ... (module docstring)
+        self.may_stick = False
+        self.layers: list[Layer] = []
+        self._layer_seen: Node = bdd.false   # ⋃ C[k] of the layers computed so far
         self._derived: dict[str, Node] = {}
+
+    # ------------------------------------------------------------------ derived sets
+    @property
+    def all_micro(self) -> Node:
+        return self.micro
 
     @property
     def all_stable(self) -> Node:
-        """Every reachable stable state found so far, bookkeeping included."""
-        return self._derive("stable", self.rel.stable_part)
+        """Every reachable stable state, bookkeeping included."""
+        if "stable" not in self._derived:
+            self._derived["stable"] = self.rel.stable_part(self.micro)
+        return self._derived["stable"]
 
     @property
     def all_stuck(self) -> Node:
-        """Every reachable stuck state found so far (unstable at `res_bound`)."""
-        return self._derive("stuck", self.rel.stuck_part)
+        """Every reachable stuck state: none when the core is exact (`may_stick` False)."""
+        return self.enc.bdd.false
 
-    def _derive(self, key: str, fn: Callable[[Node], Node]) -> Node:
-        hit = self._derived.get(key)
-        if hit is None or self._derived.get("of") != self.all_micro:
-            self._derived = {"of": self.all_micro}
-            hit = self._derived[key] = fn(self.all_micro)
-        return hit
-
-    # ------------------------------------------------------------------ the fixpoint
     def canon(self, s: Node) -> Node:
-        return self.enc.bdd.exist(self.forget_bits, s) if self.forget_bits else s
+        return self.enc.bdd.exist(self.forget_bits, s)
 
-    def resolve(self, start: Node, *, counted: bool = True) -> tuple[Node, bool]:
-        """Every micro state of the resolutions from `start` (the union of the rings);
-        False when the node budget ran out (only when `counted`)."""
-        bdd = self.enc.bdd
-        micro = cur = start
-        while True:
-            unstable = self.rel.unstable_part(cur & self.rel.res_below)
-            if unstable == bdd.false:
-                return micro, True
-            cur = self.rel.micro_image(unstable, self.resolution)
-            if cur == bdd.false:
-                return micro, True
-            micro |= cur
-            if not counted:
-                continue
-            self.progress.micro_rings += 1
-            if not self._within_budget():
-                return micro, False
+    def initial(self) -> Node:
+        return self.enc.bdd.exist(self.counter_bits, self.enc.initial())
 
-    def _within_budget(self, base: int = 0) -> bool:
-        n = self.enc.nodes() - base
+    # ------------------------------------------------------------------ budgets
+    def _within_budget(self) -> bool:
+        n = self.enc.nodes()
         self.progress.peak_nodes = max(self.progress.peak_nodes, n)
         if self.sift_next and n >= self.sift_next:
-            n = self._sift() - base
-        if n > self.node_budget and not base:
+            n = self._sift()
+        if n > self.node_budget:
             len(self.enc.bdd)       # dd: counting the nodes collects the garbage first
             n = self.enc.nodes()
-            if n > self.node_budget and not self.dropped:
-                self._drop_layers()
-                n = self.enc.nodes()
         if n > self.node_budget and self.sift_next and n > self.sifted * 5 // 4:
-            n = self._sift() - base     # a last sifting before giving up, if it grew since
+            n = self._sift()        # a last sifting before giving up, if it grew since
         if n > self.node_budget:
             self.progress.reason = f"node budget {self.node_budget:,} exceeded ({n:,} live)"
             return False
         return True
 
     def _sift(self) -> int:
-        """Collect the garbage, sift the variable groups once (module docstring); the live
-        nodes after it. The next sifting waits until they double."""
+        """Collect the garbage, sift the variable groups once; the live nodes after it. The
+        next sifting waits until they double."""
         bdd = self.enc.bdd
         len(bdd)                    # dd: counting the nodes collects the garbage first
         bdd.reorder()               # CUDD group sifting (the groups of `Encoding`)
@@ -218,113 +189,165 @@ class Core:
         self.sift_next = max(2 * n, self.sift_next)
         return n
 
-    def _drop_layers(self) -> None:
-        """Keep only every layer's frontier (module docstring); collect the garbage."""
-        self.dropped = True
-        for layer in self.layers:
-            layer.reached = None
-        len(self.enc.bdd)           # dd: counting the nodes collects the garbage first
-
-    def reached(self, k: int) -> Node:
-        """`R[k]`: every micro state reached within macro layers 0..k (false for k < 0;
-        recomputed from the frontiers, outside the budget, if it was dropped)."""
-        if k < 0:
-            return self.enc.bdd.false
-        held = self.layers[k].reached
-        return held if held is not None else self.reached_upto(k)[k]
-
-    def reached_upto(self, k: int, stop: Node | None = None) -> list[Node]:
-        """`[R[0], ..., R[k]]`, the dropped ones recomputed in one pass from the frontiers
-        (outside the budget); with `stop`, the list ends at the first `R[i]` meeting it.
-        Once the layers are final (the run completed or stopped), a recomputed set is kept
-        again: the queries after the run (every property, every witness walk) would
-        otherwise each redo the whole resolution of every layer (on Bushido, minutes per
-        query). The budget decided the run; the sets kept afterwards share their nodes
-        with the frontiers and with each other."""
-        final = self.progress.complete or bool(self.progress.reason)
-        out: list[Node] = []
-        acc = self.enc.bdd.false
-        for i in range(k + 1):
-            held = self.layers[i].reached
-            if held is not None:
-                acc = held
-            else:
-                start = self.enc.initial() if i == 0 else \
-                    self.rel.event_image(self.layers[i - 1].frontier)
-                micro, _ = self.resolve(start, counted=False)
-                acc = acc | micro
-                if final:
-                    self.layers[i].reached = acc
-            out.append(acc)
-            if stop is not None and acc & stop != self.enc.bdd.false:
-                break
-        return out
+    # ------------------------------------------------------------------ the fixpoints
+    def resolve(self, start: Node, known: Node) -> Node | None:
+        """Every micro state reachable from `start` by micro steps that is not in `known`
+        (a set closed under micro steps), rule by rule (chained); None over budget."""
+        bdd = self.enc.bdd
+        false = bdd.false
+        seen = known | start
+        found = start & ~known
+        frontier = found
+        while frontier != false:
+            self.progress.micro_rings += 1
+            grown = false
+            for r in self.rel.rules:
+                part = frontier & r.cond
+                if part == false:
+                    continue
+                img = self.rel.image(r, part) & ~seen
+                if img != false:
+                    seen |= img
+                    found |= img
+                    grown |= img
+                    frontier |= img
+            frontier = grown
+            if not self._within_budget():
+                return None
+        return found
 
     def run(self) -> Progress:
-        """Compute the layers until the fixpoint or a budget; idempotent."""
-        if self.progress.complete or self.progress.reason:
-            return self.progress
+        """The exact sets by saturation, then the heights (module docstring); idempotent."""
+        progress = self.progress
+        if progress.complete or progress.reason:
+            return progress
         bdd = self.enc.bdd
-        start = self.enc.initial() if not self.layers else \
-            self.rel.event_image(self.layers[-1].frontier)
+        micro = self.resolve(self.initial(), bdd.false)
+        if micro is None:
+            return progress
+        canon = self.canon(self.rel.stable_part(micro))
         while True:
-            micro, ok = self.resolve(start)
-            new = self.canon(self.rel.stable_part(micro)) & ~self.visited
-            self.all_micro |= micro
-            del micro
-            self.layers.append(Layer(new, None if self.dropped else self.all_micro))
-            self.visited |= new
-            k = len(self.layers) - 1
-            self.progress.layers = len(self.layers)
-            self.progress.history.append((k, self.stable_count_of(new), self.enc.nodes()))
-            if not ok or not self._within_budget():
-                return self.progress
-            if new == bdd.false:
-                self.progress.complete = True
-                return self.progress
-            if len(self.layers) >= self.layer_budget:
-                self.progress.reason = f"layer budget {self.layer_budget} reached"
-                return self.progress
-            start = self.rel.event_image(new)
-
-    def saturate(self, sweep_budget: int = 1_000) -> Saturated | None:
-        """The exact reachable sets by chaining (module docstring); None if the node or
-        sweep budget ran out. Counted by the same node budget as `run`."""
-        if self.saturated is not None:
-            return self.saturated
-        bdd = self.enc.bdd
-        canon, micro = bdd.false, bdd.false
-        base = self.enc.nodes()      # the layers kept from `run` do not count again
-
-        def settle(start: Node) -> bool:
-            nonlocal canon, micro
-            reached, _ = self.resolve(start, counted=False)
-            micro |= reached
-            canon |= self.canon(self.rel.stable_part(reached))
-            return self._within_budget(base)
-
-        if not settle(self.enc.initial()):
-            return None
-        for sweep in range(1, sweep_budget + 1):
+            progress.sweeps += 1
             before = canon
             for r in self.rel.events:
-                if not settle(self.rel.image(r, canon)):
-                    return None
-            if canon == before:     # stable and stuck states are micro states: split once
-                stuck = self.rel.stuck_part(micro)
-                self.saturated = Saturated(canon, micro, self.rel.stable_part(micro), stuck,
-                                           sweep)
-                return self.saturated
-        self.progress.reason += f"; sweep budget {sweep_budget} reached"
-        return None
+                new = self.resolve(self.rel.image(r, canon), micro)
+                if new is None:
+                    self.micro, self.visited = micro, canon
+                    return progress
+                if new != bdd.false:
+                    micro |= new
+                    canon |= self.canon(self.rel.stable_part(new))
+            if canon == before:
+                break
+            if progress.sweeps >= self.sweep_budget:
+                progress.reason = f"sweep budget {self.sweep_budget} reached"
+                self.micro, self.visited = micro, canon
+                return progress
+        self.micro, self.visited = micro, canon
+        if not self._heights():
+            return progress
+        progress.complete = True
+        return progress
 
-    def saturated_counts(self) -> tuple[int, int, int] | None:
-        """(micro, stable, stuck) counts of the chained fixpoint, None over budget."""
-        sat = self.saturate()
-        if sat is None:
+    def _heights(self) -> bool:
+        """`F_0 ⊇ F_1 ⊇ ...` (module docstring) until empty, a fixpoint (a cycle of micro
+        steps) or `res_bound`; sets `may_stick`. False over budget."""
+        false = self.enc.bdd.false
+        bound = self.system.res_bound
+        level = self.rel.unstable_part(self.micro)
+        heights: list[Node] = []
+        while level != false:
+            heights.append(level)
+            if len(heights) > bound:            # F_bound is not empty
+                self.may_stick = True
+                break
+            pre = false
+            for r in self.rel.rules:
+                pre |= self.rel.preimage(r, level)
+            below = self.micro & pre
+            if below == level:                  # a cycle: paths of every length
+                self.may_stick = True
+                break
+            level = below
+            if not self._within_budget():
+                return False
+        self.heights = heights
+        self.progress.heights = len(heights)
+        return True
+
+    # ------------------------------------------------------------------ layers
+    def layer(self, k: int) -> Layer | None:
+        """Macro layer k, computed (with every layer before it) if need be; None when k is
+        past the last layer or the node or layer budget stops the computation."""
+        self.run()
+        bdd = self.enc.bdd
+        while len(self.layers) <= k:
+            if self.layers and self.layers[-1].frontier == bdd.false:
+                return None
+            if len(self.layers) >= self.layer_budget:
+                return None
+            if not self.layers:
+                start, known = self.initial(), bdd.false
+            else:
+                last = self.layers[-1]
+                assert last.reached is not None
+                start, known = self.rel.event_image(last.frontier), last.reached
+            new = self.resolve(start, known)
+            if new is None:
+                return None
+            frontier = self.canon(self.rel.stable_part(new)) & ~self._layer_seen
+            self._layer_seen |= frontier
+            self.layers.append(Layer(frontier, known | new))
+            n = len(self.layers) - 1
+            self.progress.layers = len(self.layers)
+            self.progress.history.append((n, self.stable_count_of(frontier),
+                                          self.enc.nodes()))
+        return self.layers[k]
+
+    def reached(self, k: int) -> Node:
+        """`R[k]` (false for k < 0)."""
+        if k < 0:
+            return self.enc.bdd.false
+        layer = self.layer(k)
+        if layer is None or layer.reached is None:
+            raise ValueError(f"reach: macro layer {k} is not available")
+        return layer.reached
+
+    def frontier(self, k: int) -> Node:
+        layer = self.layer(k)
+        if layer is None:
+            raise ValueError(f"reach: macro layer {k} is not available")
+        return layer.frontier
+
+    def first_layer(self, target: Node) -> int | None:
+        """The first macro layer whose `R[k]` meets `target` (a set of reachable states),
+        computing layers as needed; None when a budget stops them first."""
+        false = self.enc.bdd.false
+        if target == false:
             return None
-        return (self.enc.count(sat.micro), self.stable_count_of(sat.stable_canon),
-                self.enc.count(sat.stuck))
+        if self.layers and self.layers[-1].reached is not None and \
+                self.layers[-1].reached & target != false:
+            lo, hi = 0, len(self.layers) - 1
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if self.reached(mid) & target != false:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            return lo
+        k = len(self.layers)
+        while True:
+            layer = self.layer(k)
+            if layer is None:
+                return None
+            assert layer.reached is not None
+            if layer.reached & target != false:
+                return k
+            k += 1
+
+    def fresh(self, k: int) -> Node:
+        """The micro states first reached in layer k: `R[k] ∖ R[k-1]`."""
+        return self.reached(k) & ~self.reached(k - 1)
 
     # ------------------------------------------------------------------ counts
     def stable_count_of(self, canonical: Node) -> int:
@@ -336,10 +359,10 @@ class Core:
         return self.stable_count_of(self.visited)
 
     def reachable_count(self) -> int:
-        """Micro states reached (bookkeeping and inputs included, stable or not)."""
+        """Micro states reached (bookkeeping and inputs included, stable or not; the
+        resolution counter left out)."""
         self.run()
-        return self.enc.count(self.all_micro)
+        return self.enc.count(self.micro, len(self.enc.all_cur) - len(self.counter_bits))
 
     def stuck_count(self) -> int:
-        self.run()
-        return self.enc.count(self.all_stuck)
+        return 0

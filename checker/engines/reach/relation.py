@@ -12,7 +12,10 @@ and Dill, "Symbolic model checking for sequential circuit verification", 1994):
   copy (the rolled values); monitors read the pre-roll state, as the interpreter does.
 - a *rule*: `cond` is `may_fire` (enabled — guard ∧ it changes something,
   `checker.ir.enabled` — and no rule the text orders before it enabled) and
-  `_res < res_bound`; `W` also holds `_res`, with `_res' = _res + 1`. Stability is "no
+  `_res < res_bound`; `W` also holds `_res`, with `_res' = _res + 1`. Without the counter
+  (`counter=False`, the fast core, `core.py`) neither: no relation reads or writes `_res`
+  (an event's reset of it included), so a set that does not depend on its bits never
+  will. Stability is "no
   rule enabled" (`enabled`, kept per rule beside `cond`). The set of stable states is never
   built as one BDD: it is the negated disjunction of every rule's `enabled`, whose size can
   be exponential in an order that suits the rules one by one (the rewritten Bushido spec:
@@ -54,8 +57,9 @@ class Relation:
 class Relations:
     """The relations of every event and rule of `enc.system`, and the stability BDDs."""
 
-    def __init__(self, enc: Encoding) -> None:
+    def __init__(self, enc: Encoding, *, counter: bool = True) -> None:
         self.enc = enc
+        self.counter = counter
         system = enc.system
         self.inputs = frozenset(v.name for v in system.vars if v.kind == "input")
         self.seen = {name: watched for name, watched in system.monitors}
@@ -69,9 +73,9 @@ class Relations:
                        system.events]
         self.rules = [self._relation(t, plain, plain) for t in system.rules]
         res = system.res_var
-        self.res_below = enc.bdd.false
+        self.res_below = enc.bdd.false if counter else enc.bdd.true
         for x, cube in enc.var_map(res).items():
-            if x < system.res_bound:
+            if counter and x < system.res_bound:
                 self.res_below |= cube
 
     def _monitors(self, comp: Compiler) -> Node:
@@ -97,16 +101,18 @@ class Relations:
         else:
             en = plain.boolean(enabled(system, t))
             cond = plain.boolean(may_fire(system, t)) if system.precedence else en
-            res = system.res_var
-            step = bdd.false
-            for x, cube in enc.var_map(res).items():
-                if x < system.res_bound:
-                    step |= cube & enc.value_cube(res, x + 1, primed=True)
-            rel &= step
-            written.append(res)
+            if self.counter:
+                res = system.res_var
+                step = bdd.false
+                for x, cube in enc.var_map(res).items():
+                    if x < system.res_bound:
+                        step |= cube & enc.value_cube(res, x + 1, primed=True)
+                rel &= step
+                written.append(res)
         rel &= cond
+        skip = set() if self.counter else {system.res_var}
         for name, value in sorted(post_state(t.effects).items()):
-            if name in self.seen or name in written or value == V(name):
+            if name in self.seen or name in written or name in skip or value == V(name):
                 continue
             v = system.var(name)
             if isinstance(value, Const):

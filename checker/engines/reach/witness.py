@@ -1,20 +1,24 @@
 """Witnesses: from the first macro layer meeting a query back to an initial state.
 
-The first layer `k` whose cumulative set `R[k]` (`core.py`) meets the goal is found by
-bisection (the sets only grow). Its states not reached before, `R[k] ∖ R[k-1]`, are exactly
-the micro states first reached in layer k, and every micro predecessor within `R[k]` of
-such a state is one as well (a micro step taken in an earlier layer would have reached the
-state there). So the walk is backward one state at a time, with nothing recomputed: pick a
-concrete target state of `R[k] ∖ R[k-1]` that meets the goal; while it is not where the
-layer starts (an initial state for layer 0; else a state some event leads to from a
-canonical situation of `C[k-1]`), step back one micro step (for every rule, the preimage
-of the single state under its relation, taken only where the rule may fire, intersected
-with `R[k] ∖ R[k-1]` and, for the former `first` resolution, with "no earlier rule is
-enabled"; `_res` goes down by one each step, so the walk ends). At the start, take the
-event and the situation of `C[k-1]` (the inputs are the rolled values, visible in the
-post-event state); the situation's actual stable state first reached in layer k-1 is the
-next goal. Layer 0 ends at an initial state. Because the layer is the first one meeting
-the query, the event path is shortest by construction.
+The first layer `k` whose cumulative set `R[k]` (`core.py`, computed on demand;
+`bounded.py`) meets the goal is found by extending the layers or by bisection (the sets
+only grow). Its states not reached before, `R[k] ∖ R[k-1]`, are exactly the micro states
+first reached in layer k, and every micro predecessor within `R[k]` of such a state is one
+as well (a micro step taken in an earlier layer would have reached the state there). So
+the walk is backward one state at a time, with nothing recomputed: pick a concrete target
+state of `R[k] ∖ R[k-1]` that meets the goal; while it is not where the layer starts (an
+initial state for layer 0; else a state some event leads to from a canonical situation of
+`C[k-1]`), step back one micro step (for every rule, the preimage of the single state under
+its relation, taken only where the rule may fire, intersected with `R[k] ∖ R[k-1]` and, for
+the former `first` resolution, with "no earlier rule is enabled"). The walk ends because
+the micro steps between reachable states form no cycle: `_res` goes down by one each step
+in the counted core, and the fast core is only used when no resolution can reach the bound,
+which a cycle would. A core whose sets leave the counter out has it filled in afterwards
+(0 after the event, one more per micro step). At the start, take the event and the
+situation of `C[k-1]` (the inputs are the rolled values, visible in the post-event state);
+the situation's actual stable state first reached in layer k-1 is the next goal. Layer 0
+ends at an initial state. Because the layer is the first one meeting the query, the event
+path is shortest by construction.
 
 Every path is then checked concretely by `step_check`, a small stepper over the public
 interpreter API (`Interpreter.run_effects`, `may_fire`) that replays each event with its
@@ -33,8 +37,11 @@ from checker.interpret.machine import MacroStep
 from checker.interpret.traces import describe_step
 from checker.results import Step, Trace
 
+from .bounded import BoundedCore
 from .core import Core
 from .encode import Node, State
+
+AnyCore = Core | BoundedCore
 
 
 @dataclass(frozen=True)
@@ -48,48 +55,39 @@ class Segment:
     fired: tuple[str, ...]
 
 
-def first_layer(core: Core, target: Node, at: str) -> int | None:
+def first_layer(core: AnyCore, target: Node, at: str) -> int | None:
     """The first macro layer whose cumulative set meets `target` (stable states only unless
-    `at` is "all"), by bisection; None when no reachable state does."""
+    `at` is "all"); None when no reachable state does (or a budget stops the layers)."""
     false = core.enc.bdd.false
     target = core.all_micro & target       # (every R[k] is within it)
     if at != "all":
         target = core.rel.stable_part(target)
     if target == false:
         return None
-    lo, hi = 0, len(core.layers) - 1       # R[hi] meets the target
-    if core.dropped:                       # one pass over the recomputed sets
-        return len(core.reached_upto(hi, stop=target)) - 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if core.reached(mid) & target != false:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
+    return core.first_layer(target)
 
 
-def walk_back(core: Core, k: int, goal: Node, at: str) -> list[Segment]:
+def walk_back(core: AnyCore, k: int, goal: Node, at: str) -> list[Segment]:
     """A path of k events from an initial state to a state of `goal` (stable if `at` is
     "stable") first reached in layer k."""
     enc, rel = core.enc, core.rel
     false = enc.bdd.false
+    names = core.state_names
     input_idx = [i for i, v in enumerate(core.system.vars) if v.kind == "input"]
-    initial = enc.initial()
+    initial = core.initial()
     segments: list[Segment] = []
-    reached = core.reached_upto(k)
     while True:
-        fresh = reached[k] & ~reached[k - 1] if k else reached[0]
+        fresh = core.fresh(k)
         wanted = fresh & goal if at == "all" else rel.stable_part(fresh & goal)
         if wanted == false:
             raise InternalError(f"reach: layer {k} does not meet the goal")
         t = enc.pick(wanted)
         chain: list[State] = [t]
         fired: list[str] = []
-        frontier = core.layers[k - 1].frontier if k else false
+        frontier = core.frontier(k - 1) if k else false
         start: tuple[str, State] | None = None
         while True:
-            if k == 0 and enc.state_cube(t) & initial != false:
+            if k == 0 and enc.state_cube(t, names) & initial != false:
                 break
             if k > 0:
                 start = _event_into(core, t, frontier)
@@ -98,6 +96,7 @@ def walk_back(core: Core, k: int, goal: Node, at: str) -> list[Segment]:
             t, rule = _micro_predecessor(core, t, fresh)
             chain.insert(0, t)
             fired.insert(0, rule)
+        chain = _counted(core, chain, k == 0)
         if start is None:
             segments.insert(0, Segment(None, (), tuple(chain), tuple(fired)))
             return segments
@@ -107,10 +106,22 @@ def walk_back(core: Core, k: int, goal: Node, at: str) -> list[Segment]:
         goal, at, k = enc.state_cube(situation, core.keep), "stable", k - 1
 
 
-def _event_into(core: Core, t: State, frontier: Node) -> tuple[str, State] | None:
+def _counted(core: AnyCore, chain: list[State], initial: bool) -> list[State]:
+    """The states of one resolution with the resolution counter filled in, for a core
+    whose sets do not hold it (`Core`): 0 after the event (the initial value for the
+    initial resolution), one more after each micro step."""
+    if core.counted:
+        return chain
+    res = core.system.res_var
+    i = next(n for n, v in enumerate(core.system.vars) if v.name == res)
+    base = core.system.vars[i].init[0] if initial else 0
+    return [(*s[:i], base + j, *s[i + 1:]) for j, s in enumerate(chain)]
+
+
+def _event_into(core: AnyCore, t: State, frontier: Node) -> tuple[str, State] | None:
     """An event and a canonical situation of `frontier` it leads to `t` from, if any."""
     enc = core.enc
-    cube = enc.state_cube(t)
+    cube = enc.state_cube(t, core.state_names)
     for r in core.rel.events:
         pre = core.rel.preimage(r, cube) & frontier
         if pre != enc.bdd.false:
@@ -118,10 +129,10 @@ def _event_into(core: Core, t: State, frontier: Node) -> tuple[str, State] | Non
     return None
 
 
-def _micro_predecessor(core: Core, t: State, within: Node) -> tuple[State, str]:
+def _micro_predecessor(core: AnyCore, t: State, within: Node) -> tuple[State, str]:
     enc, rel = core.enc, core.rel
     false = enc.bdd.false
-    cube = enc.state_cube(t)
+    cube = enc.state_cube(t, core.state_names)
     earlier = enc.bdd.true
     for r in rel.rules:
         pre = rel.preimage(r, cube) & within & earlier
@@ -135,7 +146,7 @@ def _micro_predecessor(core: Core, t: State, within: Node) -> tuple[State, str]:
 class Stepper:
     """Concrete single steps over the public interpreter API (see the module docstring)."""
 
-    def __init__(self, core: Core) -> None:
+    def __init__(self, core: AnyCore) -> None:
         self.system = core.system
         self.interp = Interpreter(core.system)
         self.resolution = core.resolution
@@ -179,7 +190,7 @@ class Stepper:
     def check(self, segments: list[Segment]) -> None:
         """Raise `InternalError` unless every step of the path is a step of the system."""
         start = segments[0].micro[0]
-        if start not in set(self.interp.initial_states()):
+        if not self.interp.is_initial(start):
             raise InternalError("reach: the path does not start in an initial state")
         prev: State | None = None
         for n, seg in enumerate(segments):

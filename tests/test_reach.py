@@ -378,3 +378,13 @@ def test_a_question_about_the_counter_is_answered_by_the_counted_core() -> None:
     too_late = Op("eq", (V("_res"), Const(9)))
     assert core.check(Property("later", "later", "reachable", "reachable", too_late,
                                "all")).status == "unreachable"
+
+
+def test_termination_is_answered_by_the_fast_core() -> None:
+    """Termination's expression reads `_res`, but its violations are the stuck states,
+    which the fast core's heights decide: no counted core is built for it."""
+    system = _seed("noctvale")
+    core = Reach(system)
+    termination = next(p for p in system.properties if p.kind == "termination")
+    assert core.check(termination).status == "proved"
+    assert core.fast and core._counted_core is None

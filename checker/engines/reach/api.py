@@ -166,7 +166,8 @@ class Reach:
         progress = self.run()
         core = self.core
         false = core.enc.bdd.false
-        if isinstance(core, Core) and self.system.res_var in lvars(prop.expr):
+        if isinstance(core, Core) and self.system.res_var in lvars(prop.expr) and \
+                not is_termination(prop):
             # a question about the resolution counter, which the fast core leaves out:
             # the counted core answers it (none of the product's queries asks one)
             if self._counted_core is None:

@@ -108,16 +108,28 @@ class Encoding:
         return self.bdd.cube(assignment)
 
     def pick(self, u: Node, names: Iterable[str] | None = None) -> State:
-        """One state of `u` (bits outside `names` read as 0, i.e. the variable's `lo`)."""
+        """The least state of `u` (variables in the system's order, values ascending; the
+        variables outside `names` read as their `lo`). The least, not the diagram's first
+        path: a pick that depended on the variable order would make the witnesses depend on
+        when the diagrams were sifted, and so on how a check was split over processes."""
         chosen = set(names) if names is not None else {v.name for v in self.system.vars}
-        care = {b for n in chosen for b in self.cur[n]}
-        model = self.bdd.pick(u, care_vars=care)
-        if model is None:
+        if u == self.bdd.false:
             raise ValueError("pick from the empty set")
         out: list[int] = []
         for v in self.system.vars:
-            k = sum(1 << j for j, b in enumerate(self.cur[v.name]) if model.get(b, False))
-            out.append(v.lo + k)
+            if v.name not in chosen or not self.cur[v.name]:
+                out.append(v.lo)
+                continue
+            bits = self.cur[v.name]
+            for x in range(v.lo, v.hi + 1):
+                k = x - v.lo
+                rest = self.bdd.let({b: bool(k >> j & 1) for j, b in enumerate(bits)}, u)
+                if rest != self.bdd.false:
+                    out.append(x)
+                    u = rest
+                    break
+            else:
+                raise ValueError(f"pick: no value of {v.name} in its domain")
         return tuple(out)
 
     def count(self, u: Node, nbits: int | None = None) -> int:

@@ -32,7 +32,7 @@ from checker.results import Trace
 
 from .bounded import BoundedCore
 from .certify import CERT_RLIMIT, Certifier, CertResult
-from .core import SIFT_AT, Core, Progress, Resolution
+from .core import SIFT_AT, Core, Progress, Resolution, is_termination
 from .encode import Node, State
 from .witness import Segment, Stepper, first_layer, walk_back
 
@@ -276,9 +276,3 @@ def shared_core(system: System, node_budget: int, resolution: Resolution = "any"
 def cores_held() -> int:
     """How many cores `shared_core` keeps in this process (at most `SHARED_CORES`)."""
     return len(_SHARED)
-
-
-def is_termination(prop: Property) -> bool:
-    """The built-in termination property (`checker.spec.lower_props`): an invariant
-    "res < res_bound or stable", whose violations are exactly the stuck states."""
-    return prop.kind == "termination" and prop.mode == "invariant" and prop.at == "all"

@@ -1,6 +1,6 @@
-"""Certificates for the core's proofs: the reachable set as an inductive invariant, its
-initiation and every property's exclusion checked by Z3 on the encoding every other engine
-uses (`checker.encode`), its consecution split between Z3 and the decision diagrams.
+"""Certificates for the core's proofs: the reachable set as an inductive invariant that
+excludes the property's targets, checked against the encoding every other engine uses
+(`checker.encode`), each step split between Z3 and the decision diagrams.
 
 The invariant `Inv` is the core's set of every reachable micro state (`all_micro`: stable,
 in the middle of a resolution and stuck, with every bookkeeping variable and input as the
@@ -23,16 +23,22 @@ Under a counted resource limit (`rlimit`) per solver call:
                                                         `B_t` (with the counter, its frame,
                                                         and "stable" for an event) has
     closure      BDD    img_t(Inv) ⊆ Inv                 for every t (`Relations`, counted)
-    the property Z3     Inv ∧ target                     unsat: no state of Inv is a target
-                                                        (one incremental solver holds Inv)
+    exclusion    BDD    Inv ∧ P = ∅                      P: the property's targets as the
+                                                        diagrams compile them
+                 Z3     D ∧ target ∧ ¬P                  unsat: every target of the Z3
+                                                        encoding (`Encoding.target`) is in P
 
 with `T` the Z3 encoding's one-step relation of the whole system (`Encoding.trans`) and `D`
 the domains. Refinement and closure together are consecution, `Inv ∧ T ⇒ Inv'`: every Z3
-step is a step of the diagrams' relation (Z3), and those keep `Inv` (CUDD). The split is
-what makes it affordable: asked of Z3 in one call, `Inv ∧ T ∧ ¬Inv'` exhausted 200 M
-resource units on Eldfall (41.7 million situations), and took 148 s split by transition;
-the refinement queries are over one small relation each and take milliseconds. The idle
-step keeps every state. A `sat` answer or a set that is not closed is a bug
+step is a step of the diagrams' relation (Z3), and those keep `Inv` (CUDD); the two halves
+of exclusion are `Inv ∧ target = ∅` the same way. Every translation the proof rests on (each
+relation, the initial states, each property) is thus checked by Z3 against the encoding all
+the other engines use, and the set algebra is CUDD's. The split is what makes it
+affordable: asked of Z3 in one call, `Inv ∧ T ∧ ¬Inv'` exhausted 200 M resource units on
+Eldfall (41.7 million situations) and took 148 s split by transition, and `Inv ∧ target`
+took minutes per property on the widened Bushido system; the refinement queries are over
+one small relation or property each and take milliseconds. The idle step keeps every
+state. A `sat` answer or a set that is not closed or holds a target is a bug
 (`InternalError`); an exhausted limit is reported as such (`CertStatus` "unchecked"), never
 read as a certified proof.
 """
@@ -49,6 +55,7 @@ from checker.errors import InternalError
 from checker.ir import Property, System, Var
 from checker.options import Options
 
+from .core import is_termination
 from .encode import Encoding as BddEncoding
 from .encode import Node
 from .relation import Relations
@@ -174,7 +181,8 @@ class Certifier:
         self.inv = z3.And(to_z3(bdd_enc, self.set, self.enc.cur, self.ctx),
                           self.enc.domain)
         self._inductive: CertResult | None = None
-        self._queries: Any = None      # one incremental solver holding Inv, for `excludes`
+        self._memo: dict[Any, Any] = {}
+        self._unstable_z3: Any = None
 
     def _ask(self, *formulas: Any) -> Answer | str:
         solver = make_solver(self.ctx, self.options)
@@ -213,19 +221,14 @@ class Certifier:
         the diagrams' counted relation (with the frame, and "stable" for an event) lacks
         is unsatisfiable."""
         enc, rel, ctx = self.enc, self.rel, self.ctx
-        memo: dict[Any, Any] = {}
-        unstable = None
+        memo = self._memo
         for i, r in enumerate([*rel.events, *rel.rules]):
             written = {n for n, bits in self.bdd_enc.cur.items() if set(bits) & set(r.qcur)}
             frame = [enc.nxt[v.name] == enc.cur[v.name] for v in self.system.vars
                      if v.name not in written]
             step = [to_z3(self.bdd_enc, r.rel, enc.cur, ctx, memo, enc.nxt), *frame]
             if r.transition.kind == "event":
-                if unstable is None:
-                    unstable = z3.Or(*[to_z3(self.bdd_enc, q.enabled, enc.cur, ctx, memo)
-                                       for q in rel.rules]) if rel.rules else \
-                        z3.BoolVal(False, ctx)
-                step.append(z3.Not(unstable))
+                step.append(z3.Not(self._unstable()))
             answer = self._ask(enc.domain, enc.trans, enc.sel == i, z3.Not(z3.And(*step)))
             result = _certified(answer, f"consecution ({r.transition.id})",
                                 f"consecution: the Z3 encoding takes a step of "
@@ -236,21 +239,48 @@ class Certifier:
         return CertResult("certified")
 
     def excludes(self, prop: Property) -> CertResult:
-        """Inv ∧ target(prop) is unsatisfiable (and Inv is inductive): the certificate of
-        "no reachable state is a target of `prop`"."""
+        """No state of Inv is a target of `prop` (and Inv is inductive): the certificate of
+        "no reachable state is a target of `prop`". Split as consecution is: the decision
+        diagrams check that the set holds no state of their target (the property compiled
+        by `reach/encode.py`; for termination the stuck states, rule by rule), and Z3 that
+        every target state of its own encoding (`Encoding.target`) is one of those (the
+        two compilations of the property agree where it matters)."""
         base = self.inductive()
         if base.status != "certified":
             return base
-        if self._queries is None:
-            self._queries = make_solver(self.ctx, self.options)
-            self._queries.add(self.inv)
-        self._queries.push()
-        self._queries.add(self.enc.target(prop))
-        verdict, why = self._queries.check()
-        self._queries.pop()
-        return _certified(why if verdict is Answer.UNKNOWN else verdict, prop.id,
-                          f"a reachable state is a target of {prop.id!r} in Z3, but not in "
-                          "the decision diagrams")
+        enc, rel, false = self.enc, self.rel, self.bdd_enc.bdd.false
+        stable_z3 = z3.Not(self._unstable())
+        if is_termination(prop):
+            if rel.stuck_part(self.set) != false:
+                raise InternalError(f"certificate: the reachable set holds a target of "
+                                    f"{prop.id!r} (decision diagrams)")
+            cover = z3.And(self._z3(~rel.res_below), self._unstable())
+        else:
+            holds = self.bdd_enc.compiler().boolean(prop.expr)
+            bad = holds if prop.mode == "reachable" else ~holds
+            inside = self.set & bad
+            if prop.at != "all":
+                inside = rel.stable_part(inside)
+            if inside != false:
+                raise InternalError(f"certificate: the reachable set holds a target of "
+                                    f"{prop.id!r} (decision diagrams)")
+            cover = self._z3(bad) if prop.at == "all" else z3.And(self._z3(bad), stable_z3)
+        answer = self._ask(enc.domain, enc.target(prop), z3.Not(cover))
+        return _certified(answer, prop.id,
+                          f"a target of {prop.id!r} in Z3 is not one in the decision "
+                          "diagrams (the two compilations of the property disagree)")
+
+    def _z3(self, u: Node) -> Any:
+        """A diagram over current bits as a Z3 formula (node terms shared across calls)."""
+        return to_z3(self.bdd_enc, u, self.enc.cur, self.ctx, self._memo)
+
+    def _unstable(self) -> Any:
+        """Some rule is enabled, as Z3 reads the diagrams' per-rule `enabled` (never one
+        diagram of all: on Bushido that one has millions of nodes)."""
+        if self._unstable_z3 is None:
+            rules = [self._z3(r.enabled) for r in self.rel.rules]
+            self._unstable_z3 = z3.Or(*rules) if rules else z3.BoolVal(False, self.ctx)
+        return self._unstable_z3
 
 
 def _certified(answer: Answer | str, what: str, disagreement: str) -> CertResult:

@@ -52,7 +52,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from checker.ir import System, lvars, post_state
+from checker.ir import Property, System, lvars, post_state
 
 from .encode import Encoding, Node
 from .relation import Relations
@@ -87,6 +87,12 @@ def _remember_order(core: Core) -> None:
     _ORDERS[core.system.ruleset] = core.var_order()
     while len(_ORDERS) > ORDERS_KEPT:
         del _ORDERS[next(iter(_ORDERS))]
+
+
+def is_termination(prop: Property) -> bool:
+    """The built-in termination property (`checker.spec.lower_props`): an invariant
+    "res < res_bound or stable", whose violations are exactly the stuck states."""
+    return prop.kind == "termination" and prop.mode == "invariant" and prop.at == "all"
 
 
 def forgettable(system: System) -> frozenset[str]:

@@ -192,20 +192,26 @@ class TransitionText:
     trans: str
 
 
-_CACHE: dict[tuple[int, bool], tuple[System, TransitionText]] = {}
+_CACHE: dict[tuple[int, int, int, int, int, int, bool], tuple[System, TransitionText]] = {}
 _CACHE_SIZE = 32
 
 
 def transition_text(system: System, *, idle_monitors: bool = False,
                     graph: nx.MultiDiGraph[str] | None = None) -> TransitionText:
-    """The relation of the module docstring as text, memoized per system; over the edges
-    of `graph` (a state machine of `system`, e.g. one with edges removed: not memoized)
-    when given, else of the system's own `machine(system).graph`."""
+    """The relation of the module docstring as text, memoized per transition system (its
+    variables, events, rules and monitors, whatever its properties: the slices of
+    properties with one cone share it, `checker.graph.analyze._slice`); over the edges of
+    `graph` (a state machine of `system`, e.g. one with edges removed: not memoized) when
+    given, else of the system's own `machine(system).graph`."""
     if graph is not None:
         return _build_text(system, idle_monitors, graph)
-    key = (id(system), idle_monitors)
+    key = (id(system.vars), id(system.events), id(system.rules), id(system.monitors),
+           id(system.precedence), system.res_bound, idle_monitors)
     hit = _CACHE.get(key)
-    if hit is not None and hit[0] is system:
+    if hit is not None and all(a is b for a, b in (
+            (hit[0].vars, system.vars), (hit[0].events, system.events),
+            (hit[0].rules, system.rules), (hit[0].monitors, system.monitors),
+            (hit[0].precedence, system.precedence))):
         return hit[1]
     text = _build_text(system, idle_monitors, machine(system).graph)
     if len(_CACHE) >= _CACHE_SIZE:

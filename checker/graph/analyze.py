@@ -180,6 +180,32 @@ def _cone(system: System, prop: Property) -> System:
     c = cone_vars(system, prop)
     if system.res_var in c:
         return system
+    sliced = _slice(system, c)
+    return system if sliced is None else dataclasses.replace(sliced, properties=(prop,))
+
+
+_SLICES: dict[tuple[int, frozenset[str]], tuple[System, System | None]] = {}
+
+
+def _slice(system: System, c: frozenset[str]) -> System | None:
+    """`system` sliced to the variables `c` (`_cone`), without properties; memoized, so
+    that every property with the same cone shares one slice's variables, events and rules,
+    and so its encoding text (`checker.encode.transition_text`): on the seeds, dozens of
+    properties share a handful of cones. None: not sliced (`_slice_body`)."""
+    key = (id(system), c)
+    hit = _SLICES.get(key)
+    if hit is not None and hit[0] is system:
+        return hit[1]
+    sliced = _slice_body(system, c)
+    if len(_SLICES) >= _CONES_SIZE:
+        _SLICES.pop(next(iter(_SLICES)))
+    _SLICES[key] = (system, sliced)
+    return sliced
+
+
+def _slice_body(system: System, c: frozenset[str]) -> System | None:
+    """The slice, or None when an event's effects on `c` cannot be kept apart (then the
+    system is not sliced)."""
     rules = tuple(r for r in system.rules if {a.var for a in r.effects} & c)
     kept: list[Transition] = []
     merged: dict[tuple[tuple[str, int], ...], list[Transition]] = {}
@@ -192,7 +218,7 @@ def _cone(system: System, prop: Property) -> System:
             continue
         effects = _sequential(post)
         if effects is None:
-            return system
+            return None
         kept.append(dataclasses.replace(ev, effects=effects))
     inputs_in_cone = any(v.kind == "input" and v.name in c for v in system.vars)
     for key, group in merged.items():
@@ -206,6 +232,6 @@ def _cone(system: System, prop: Property) -> System:
         kept.append(Transition(ident, group[0].source, "event", guard, effects))
     return dataclasses.replace(
         system, vars=tuple(v for v in system.vars if v.name in c), events=tuple(kept),
-        rules=rules, properties=(prop,), monitors=tuple(m for m in system.monitors
-                                                        if m[0] in c),
+        rules=rules, properties=(), monitors=tuple(m for m in system.monitors
+                                                   if m[0] in c),
         decisions=(), constraints=(), facts=(), stats=(), modifiers=(), permissions=())

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import TYPE_CHECKING, Any
 
-from checker.engines.reach import shared_core
+from checker.engines.reach import release_cores, shared_core
 from checker.options import Options
 from checker.plan.shards import in_shard, joined, run_scan, scan_items, shard_system
 from checker.plan.tasks import (
@@ -167,4 +167,6 @@ def check_parallel(rulesets: list[Ruleset], options: Options,
         finally:
             _RULESETS.clear()
             _SYSTEMS.clear()
+            for r in pending:
+                release_cores(rulesets[r].system)
     return [done[r] for r in range(len(rulesets))]

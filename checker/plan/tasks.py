@@ -97,6 +97,8 @@ def _check_fresh(ruleset: Ruleset, options: Options, proofs: ProofStore | None,
     scans = {item: run_scan(ruleset, item, options, proofs) for item in scan_items()
              if in_shard(ruleset.id, item, options)}
     scope = scope_recheck(ruleset, props, options, proofs)
+    from checker.engines.reach import release_cores
+    release_cores(ruleset.system)       # every query of this system is answered
     return assemble(ruleset, props, joined(scans), time.perf_counter() - start, scope)
 
 
@@ -227,18 +229,20 @@ def decide_property(system: System, prop: Property, options: Options,
                                 Method.EXPLICIT, "", trace, prop.states, prop.source,
                                 prop.text)
     elif macro.complete and not reach:
-        # every reachable situation is known and none breaks it: that is the proof. The
-        # decision diagrams' proof comes with its Z3 certificate (`_exhaustion`); after an
-        # explicit search, an induction proof is still preferred when one is cheap
-        # (1-induction, then Houdini)
-        outcome = None
-        if not macro.symbolic:
-            counted = replace(options, rlimit=min(options.rlimit, INDUCTION_RLIMIT)
-                              if options.rlimit else INDUCTION_RLIMIT)
-            outcome = induction.one_induction(system, prop, counted)
-            if outcome.kind is not Kind.UNREACHABLE:
-                outcome = induction.houdini(system, prop, options)
-        if outcome is not None and outcome.kind is Kind.UNREACHABLE:
+        # every reachable situation is known and none breaks it: that is the proof (the
+        # decision diagrams' with its Z3 certificate, `_exhaustion`). An induction proof is
+        # still preferred when one is cheap (1-induction; Houdini only after an explicit
+        # search), because it is made on the property's cone of influence and so is kept
+        # in the per-property cache and reused after an edit outside that cone
+        # (`checker.plan.store.cone_proof`), where a proof by exhaustion covers the whole
+        # system. Tried with and without a cache, so that the method a report names never
+        # depends on whether one is used.
+        counted = replace(options, rlimit=min(options.rlimit, INDUCTION_RLIMIT)
+                          if options.rlimit else INDUCTION_RLIMIT)
+        outcome = induction.one_induction(system, prop, counted)
+        if outcome.kind is not Kind.UNREACHABLE and not macro.symbolic:
+            outcome = induction.houdini(system, prop, options)
+        if outcome.kind is Kind.UNREACHABLE:
             result = to_result(prop, outcome)
         else:
             method, how = _exhaustion(system, prop, options, macro)

@@ -68,9 +68,12 @@ def scope_recheck(ruleset: Ruleset, results: list[PropertyResult], options: Opti
 def decide(system: System, ids: Collection[str], options: Options,
            proofs: ProofStore | None) -> dict[str, PropertyResult]:
     """The properties `ids` of `system` decided as the main check decides them."""
+    from checker.engines.reach import release_cores
     from checker.plan.tasks import check_properties
     sub = replace(system, properties=tuple(p for p in system.properties if p.id in ids))
-    return {r.id: r for r in check_properties(sub, options, proofs)}
+    out = {r.id: r for r in check_properties(sub, options, proofs)}
+    release_cores(sub)                  # (a widened system is decided once)
+    return out
 
 
 def _in_cone(system: System, prop: Property, every: list[Range]) -> list[Range]:

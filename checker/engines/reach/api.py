@@ -273,6 +273,15 @@ def shared_core(system: System, node_budget: int, resolution: Resolution = "any"
     return _SHARED[key][1]
 
 
+def release_cores(system: System) -> None:
+    """Drop the cores `shared_core` keeps for `system` (whatever their budget): a check
+    releases each system's core once its queries are all answered, so that the readings'
+    variants and the scope re-check's widened systems do not all stay in memory at once."""
+    key = (id(system.vars), id(system.events), id(system.rules))
+    for k in [k for k in _SHARED if k[:3] == key]:
+        del _SHARED[k]
+
+
 def cores_held() -> int:
     """How many cores `shared_core` keeps in this process (at most `SHARED_CORES`)."""
     return len(_SHARED)

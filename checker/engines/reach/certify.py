@@ -114,11 +114,14 @@ def to_z3(bdd_enc: BddEncoding, u: Node, state: dict[str, Any], ctx: Any,
         hit = memo.get(key)
         if hit is None:
             if node.var is None:
-                hit = true
+                term_ = true
             else:
-                hit = z3.If(bit(node.var), term(node.high), term(node.low))
-            memo[key] = hit
-        return hit
+                term_ = z3.If(bit(node.var), term(node.high), term(node.low))
+            # the node is kept with its term: a node's number is its address, which CUDD
+            # reuses once the node is collected, and a memo shared across calls would then
+            # hand a dead node's term to another node
+            hit = memo[key] = (node, term_)
+        return hit[1]
 
     def term(node: Node) -> Any:
         if node == bdd_enc.bdd.true:

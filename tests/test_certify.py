@@ -114,3 +114,44 @@ def test_the_check_names_the_certified_method() -> None:
     unchecked = [r for r in starved if r.method is Method.DECISION_DIAGRAMS_UNCHECKED]
     assert [r.id for r in unchecked] == [r.id for r in by_core]
     assert all("certificate not checked" in r.reason for r in unchecked)
+
+
+def test_the_shared_node_memo_survives_reorderings_and_garbage() -> None:
+    """`to_z3` shares node terms across calls by node number (an address). A reordering
+    rebuilds the nodes below each root, and collected nodes' addresses are reused: every
+    translation through the shared memo must still be the diagram's own function (Z3:
+    equal to a translation with a memo of its own), whatever was reordered or dropped in
+    between (the Eldfall check once refuted a true certificate through a stale entry), and
+    a reordering empties the memo."""
+    import z3  # noqa: TID251 - compares the certificate's z3 terms
+
+    from checker.encode import encode
+    from checker.engines.reach.certify import to_z3
+
+    system = _noctvale()
+    core = Reach(system, node_budget=500_000)
+    assert isinstance(core.core, Core)
+    bdd_enc = core.core.enc
+    rel = Relations(bdd_enc, counter=True)
+    ctx = z3.Context()
+    enc = encode(system, ctx)
+    memo: dict[object, object] = {}
+    live = [r.rel for r in [*rel.events, *rel.rules]]     # alive as long as the memo
+    reorderings = bdd_enc.reorderings()
+    for round_ in range(3):
+        # diagrams dropped after their call, built anew each round (collected nodes'
+        # addresses are taken again by them)
+        dropped = [rel.image(r, core.core.all_micro) & ~u
+                   for r in rel.events for u in (core.core.all_micro, bdd_enc.bdd.false)]
+        for i, u in enumerate(live + dropped):
+            shared = to_z3(bdd_enc, u, enc.cur, ctx, memo, enc.nxt, keep=i < len(live))
+            own = to_z3(bdd_enc, u, enc.cur, ctx, None, enc.nxt)
+            solver = z3.Solver(ctx=ctx)
+            solver.add(enc.domain, shared != own)
+            assert solver.check() == z3.unsat, (round_, i)
+        del dropped
+        bdd_enc.bdd.reorder()             # sifting: rebuilds the nodes below every root
+    assert bdd_enc.reorderings() > reorderings
+    # a reordering empties what the memo knew (the rebuilt nodes' numbers are not theirs)
+    to_z3(bdd_enc, bdd_enc.bdd.true, enc.cur, ctx, memo)
+    assert not [k for k in memo if isinstance(k, int)]

@@ -84,10 +84,20 @@ def bit_term(x: Any, v: Var, b: int) -> Any:
 
 
 def to_z3(bdd_enc: BddEncoding, u: Node, state: dict[str, Any], ctx: Any,
-          memo: dict[Any, Any] | None = None, nxt: dict[str, Any] | None = None) -> Any:
+          memo: dict[Any, Any] | None = None, nxt: dict[str, Any] | None = None,
+          keep: bool = True) -> Any:
     """The BDD `u` as a Z3 formula over the integer variables `state` (name → Z3 Int; its
     current bits) and `nxt` (its next bits, when given): one `If` per node (shared, also
-    across the calls given one `memo`), complement edges as `Not`."""
+    across the calls given one `memo`), complement edges as `Not`.
+
+    A memo entry is keyed by the node's number, which is its address: CUDD reuses it once
+    the node is collected, so a memo shared across calls may only learn nodes that stay
+    alive as long as it does. `keep=False` (a diagram that is dropped after the call)
+    reads the shared memo but writes the call's own nodes to a memo of the call. A
+    reordering rebuilds the nodes below every root (only the roots keep their function),
+    so the shared memo is emptied when CUDD has reordered since it was filled. (The nodes
+    themselves are never kept: a `Function` in a reference cycle may outlive its manager
+    when the cycle is collected, and CUDD then refuses to shut down.)"""
     system = bdd_enc.system
     bits: dict[str, Any] = {}
     for v in system.vars:
@@ -99,7 +109,12 @@ def to_z3(bdd_enc: BddEncoding, u: Node, state: dict[str, Any], ctx: Any,
     true, false = z3.BoolVal(True, ctx), z3.BoolVal(False, ctx)
     if memo is None:
         memo = {}
+    reorderings = bdd_enc.reorderings()
+    if memo.get("reorderings") != reorderings:
+        memo.clear()
+        memo["reorderings"] = reorderings
     bit_memo: dict[str, Any] = memo.setdefault("bits", {})
+    shared, own = memo, (memo if keep else {})
 
     def bit(name: str) -> Any:
         if name not in bit_memo:
@@ -111,17 +126,16 @@ def to_z3(bdd_enc: BddEncoding, u: Node, state: dict[str, Any], ctx: Any,
 
     def regular(node: Node) -> Any:
         key = int(node) & ~1
-        hit = memo.get(key)
+        hit = own.get(key)
+        if hit is None:
+            hit = shared.get(key)
         if hit is None:
             if node.var is None:
-                term_ = true
+                hit = true
             else:
-                term_ = z3.If(bit(node.var), term(node.high), term(node.low))
-            # the node is kept with its term: a node's number is its address, which CUDD
-            # reuses once the node is collected, and a memo shared across calls would then
-            # hand a dead node's term to another node
-            hit = memo[key] = (node, term_)
-        return hit[1]
+                hit = z3.If(bit(node.var), term(node.high), term(node.low))
+            own[key] = hit
+        return hit
 
     def term(node: Node) -> Any:
         if node == bdd_enc.bdd.true:
@@ -135,7 +149,7 @@ def to_z3(bdd_enc: BddEncoding, u: Node, state: dict[str, Any], ctx: Any,
     stack: list[tuple[Node, bool]] = [(u, False)]
     while stack:
         node, done = stack.pop()
-        if node.var is None or (int(node) & ~1) in memo:
+        if node.var is None or (int(node) & ~1) in own or (int(node) & ~1) in shared:
             continue
         if done:
             regular(node)
@@ -257,7 +271,7 @@ class Certifier:
             if rel.stuck_part(self.set) != false:
                 raise InternalError(f"certificate: the reachable set holds a target of "
                                     f"{prop.id!r} (decision diagrams)")
-            cover = z3.And(self._z3(~rel.res_below), self._unstable())
+            cover = z3.And(self._z3(~rel.res_below), self._unstable())  # alive in rel
         else:
             holds = self.bdd_enc.compiler().boolean(prop.expr)
             bad = holds if prop.mode == "reachable" else ~holds
@@ -267,15 +281,17 @@ class Certifier:
             if inside != false:
                 raise InternalError(f"certificate: the reachable set holds a target of "
                                     f"{prop.id!r} (decision diagrams)")
-            cover = self._z3(bad) if prop.at == "all" else z3.And(self._z3(bad), stable_z3)
+            bad_z3 = self._z3(bad, keep=False)          # `bad` is dropped after this call
+            cover = bad_z3 if prop.at == "all" else z3.And(bad_z3, stable_z3)
         answer = self._ask(enc.domain, enc.target(prop), z3.Not(cover))
         return _certified(answer, prop.id,
                           f"a target of {prop.id!r} in Z3 is not one in the decision "
                           "diagrams (the two compilations of the property disagree)")
 
-    def _z3(self, u: Node) -> Any:
-        """A diagram over current bits as a Z3 formula (node terms shared across calls)."""
-        return to_z3(self.bdd_enc, u, self.enc.cur, self.ctx, self._memo)
+    def _z3(self, u: Node, keep: bool = True) -> Any:
+        """A diagram over current bits as a Z3 formula (node terms shared across calls;
+        `keep=False` for a diagram that does not live as long as the certifier)."""
+        return to_z3(self.bdd_enc, u, self.enc.cur, self.ctx, self._memo, keep=keep)
 
     def _unstable(self) -> Any:
         """Some rule is enabled, as Z3 reads the diagrams' per-rule `enabled` (never one

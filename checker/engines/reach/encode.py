@@ -153,6 +153,14 @@ class Encoding:
             warnings.simplefilter("ignore", UserWarning)
             return int(self.bdd.statistics()["n_nodes"])
 
+    def reorderings(self) -> int:
+        """How many times CUDD has reordered the variables so far. A reordering keeps the
+        function of every referenced node but rebuilds the nodes below it: a node number
+        seen inside a diagram before may afterwards name another function."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return int(self.bdd.statistics()["n_reorderings"])
+
     def compiler(self, primed: frozenset[str] = frozenset()) -> Compiler:
         return Compiler(self, primed)
 

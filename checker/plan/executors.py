@@ -1,6 +1,9 @@
 """`check_parallel`: the checks of a run spread over a pool of worker processes (`--jobs`).
 
-The units of work, per ruleset not answered by the whole-ruleset cache:
+The units of work, per ruleset not answered by the whole-ruleset cache, and for a ruleset
+with `readings:` per variant of it (its base and each combination
+`checker.plan.readings.variant_choices` names, merged at the end as
+`checker.plan.tasks.check_readings` merges them), so that the readings run side by side:
 - the shared explicit search (`checker.plan.tasks.shared_search`), then one task per property
   (`checker.plan.tasks.decide_property`) once the search is done;
 - the parts of the conflict, order and ordering-rule scans (`checker.plan.shards.scan_items`),
@@ -28,20 +31,20 @@ from checker.options import Options
 from checker.plan.shards import in_shard, joined, run_scan, scan_items, shard_system
 from checker.plan.tasks import (
     assemble,
-    check_readings,
     decide_property,
     ruleset_cache,
     shared_search,
 )
 from checker.plan.widen import scope_recheck
 from checker.results import Finding, PropertyResult, RulesetResult
+from checker.results.run import CheckedRuleset
 
 if TYPE_CHECKING:
     from checker.engines.base import ProofStore
     from checker.engines.decision import Scan
     from checker.interpret import Verdicts
-    from checker.ir import Ruleset, System
-    from checker.results.run import CheckedRuleset, Progress
+    from checker.ir import Choice, Ruleset, System
+    from checker.results.run import Progress
 
 _RULESETS: list[Ruleset] = []        # the run's rulesets, set before the workers fork
 _SYSTEMS: list[System] = []          # their systems with this shard's properties
@@ -71,13 +74,12 @@ class _Pending:
     """What one ruleset still waits for."""
 
     def __init__(self, ruleset: Ruleset, system: System, options: Options,
-                 proofs: ProofStore | None, store: Callable[[RulesetResult], None]) -> None:
+                 proofs: ProofStore | None) -> None:
 
         self.ruleset = ruleset
         self.system = system
         self.options = options
         self.proofs = proofs       # the per-property cache: plain data, pickled to workers
-        self.store = store
         self.props: list[PropertyResult | None] = [None] * len(system.properties)
         self.todo = [s for s in scan_items() if in_shard(ruleset.id, s, options)]
         self.scans: dict[str, Scan] = {}
@@ -93,33 +95,43 @@ def check_parallel(rulesets: list[Ruleset], options: Options,
     forked worker processes."""
     import time
 
+    from checker.plan.readings import merge_readings, variant_choices
+    from checker.spec.readings import lower_choice
 
     done: dict[int, CheckedRuleset] = {}
+    # the units of work: each ruleset, and each variant of a ruleset's readings (its base
+    # and the combinations `variant_choices` names), so that readings run side by side
+    units: list[Ruleset] = []
+    origin: dict[int, tuple[list[tuple[Choice, int]], Callable[[RulesetResult], None]]] = {}
     pending: dict[int, _Pending] = {}
     for r, ruleset in enumerate(rulesets):
         cached, proofs, store = ruleset_cache(ruleset, options)
         if cached is not None:
             done[r] = cached
-        elif ruleset.readings:     # several variants, checked one after the other here
-            done[r] = check_readings(ruleset, options, proofs, progress)
-            store(done[r].result)
-        else:
-            pending[r] = _Pending(ruleset, shard_system(ruleset, options), options, proofs,
-                                  store)
+            continue
+        variants = [(ruleset.choice, ruleset)]
+        if ruleset.readings:
+            variants += [(c, lower_choice(ruleset, c)) for c in variant_choices(ruleset)]
+        ids = []
+        for choice, unit in variants:
+            pending[len(units)] = _Pending(unit, shard_system(unit, options), options, proofs)
+            ids.append((choice, len(units)))
+            units.append(unit)
+        origin[r] = (ids, store)
     if not pending:
         return [done[r] for r in range(len(rulesets))]
 
-    _RULESETS[:] = rulesets
-    _SYSTEMS[:] = [pending[r].system if r in pending else rulesets[r].system
-                   for r in range(len(rulesets))]
-    for r in pending:      # each system's reachability core, once, inherited by every worker
-        shared_core(rulesets[r].system, options.node_budget)
+    _RULESETS[:] = units
+    _SYSTEMS[:] = [pending[u].system for u in range(len(units))]
+    for u in pending:      # each system's reachability core, once, inherited by every worker
+        shared_core(units[u].system, options.node_budget)
     began = time.perf_counter()
     total = sum(len(p.props) for p in pending.values())
     finished = 0
     ctx = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=options.jobs, mp_context=ctx) as pool:
         tasks: dict[Future[Any], tuple[int, str, int]] = {}
+        checked_units: dict[int, CheckedRuleset] = {}
         for r, p in pending.items():
             tasks[pool.submit(_search, r, p.options, p.proofs)] = (r, "search", -1)
         for r, p in pending.items():
@@ -156,17 +168,23 @@ def check_parallel(rulesets: list[Ruleset], options: Options,
                                           p.proofs)] = (r, "widen", -1)
                     if p.left == 0:
                         props = [x for x in p.props if x is not None]
-                        checked = assemble(p.ruleset, props,
-                                            joined(p.scans),
-                                            time.perf_counter() - began, p.scope)
-                        p.store(checked.result)
-                        done[r] = checked
+                        checked_units[r] = assemble(p.ruleset, props, joined(p.scans),
+                                                    time.perf_counter() - began, p.scope)
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
         finally:
             _RULESETS.clear()
             _SYSTEMS.clear()
-            for r in pending:
-                release_cores(rulesets[r].system)
+            for u in pending:
+                release_cores(units[u].system)
+    for r, (ids, store) in origin.items():
+        base = checked_units[ids[0][1]]
+        if len(ids) == 1:
+            done[r] = base
+        else:                     # as `checker.plan.tasks.check_readings` merges them
+            runs = [(choice, checked_units[u].result) for choice, u in ids]
+            done[r] = CheckedRuleset(rulesets[r], merge_readings(
+                rulesets[r], runs, time.perf_counter() - began), base.coverage)
+        store(done[r].result)
     return [done[r] for r in range(len(rulesets))]

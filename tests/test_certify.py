@@ -29,7 +29,7 @@ from checker.errors import InternalError
 from checker.ir import System
 from checker.options import Options
 from checker.plan.tasks import check_properties
-from checker.results import Method, Status
+from checker.results import REACHABLE_KINDS, Method, Status
 from checker.spec.load import load_ruleset
 
 pytestmark = pytest.mark.differential
@@ -104,11 +104,17 @@ def test_a_relation_missing_a_step_of_the_z3_encoding_is_caught() -> None:
 def test_the_check_names_the_certified_method() -> None:
     system = _noctvale()
     results = check_properties(system, Options(use_cache=False))
-    by_core = [r for r in results if r.method in (Method.DECISION_DIAGRAMS,
-                                                  Method.DECISION_DIAGRAMS_UNCHECKED)]
+    from_core = [r for r in results if r.method in (Method.DECISION_DIAGRAMS,
+                                                    Method.DECISION_DIAGRAMS_UNCHECKED)]
+    by_core = [r for r in from_core if r.trace is None]
+    traces = [r for r in from_core if r.trace is not None]
     assert by_core, "some Noctvale property is proved by exhaustion of the core"
-    assert all(r.method is Method.DECISION_DIAGRAMS for r in by_core)
+    assert all(r.method is Method.DECISION_DIAGRAMS for r in from_core)
     assert all("certified by Z3" in r.reason for r in by_core)
+    # Noctvale's broken promises and witnesses are the core's traces, and named so
+    assert traces and not [r.id for r in results if r.method is Method.EXPLICIT]
+    assert all(r.status is (Status.PROVED if r.kind in REACHABLE_KINDS else Status.VIOLATED)
+               for r in traces)
     assert all(r.status is not Status.UNKNOWN for r in results)
     starved = check_properties(system, Options(use_cache=False, cert_rlimit=1))
     unchecked = [r for r in starved if r.method is Method.DECISION_DIAGRAMS_UNCHECKED]

@@ -3,7 +3,7 @@
 The units of work, per ruleset not answered by the whole-ruleset cache, and for a ruleset
 with `readings:` per variant of it (its base and each combination
 `checker.plan.readings.variant_choices` names, merged at the end as
-`checker.plan.tasks.check_readings` merges them), so that the readings run side by side:
+`checker.plan.tasks.merged_readings` merges them), so that the readings run side by side:
 - the shared explicit search (`checker.plan.tasks.shared_search`), then one task per property
   (`checker.plan.tasks.decide_property`) once the search is done;
 - the parts of the conflict, order and ordering-rule scans (`checker.plan.shards.scan_items`),
@@ -32,6 +32,8 @@ from checker.plan.shards import in_shard, joined, run_scan, scan_items, shard_sy
 from checker.plan.tasks import (
     assemble,
     decide_property,
+    merged_readings,
+    reading_units,
     ruleset_cache,
     shared_search,
 )
@@ -95,12 +97,9 @@ def check_parallel(rulesets: list[Ruleset], options: Options,
     forked worker processes."""
     import time
 
-    from checker.plan.readings import merge_readings, variant_choices
-    from checker.spec.readings import lower_choice
-
     done: dict[int, CheckedRuleset] = {}
-    # the units of work: each ruleset, and each variant of a ruleset's readings (its base
-    # and the combinations `variant_choices` names), so that readings run side by side
+    # the units of work: each ruleset, and each variant of a ruleset's readings
+    # (`reading_units`), so that readings run side by side
     units: list[Ruleset] = []
     origin: dict[int, tuple[list[tuple[Choice, int]], Callable[[RulesetResult], None]]] = {}
     pending: dict[int, _Pending] = {}
@@ -109,11 +108,8 @@ def check_parallel(rulesets: list[Ruleset], options: Options,
         if cached is not None:
             done[r] = cached
             continue
-        variants = [(ruleset.choice, ruleset)]
-        if ruleset.readings:
-            variants += [(c, lower_choice(ruleset, c)) for c in variant_choices(ruleset)]
         ids = []
-        for choice, unit in variants:
+        for choice, unit in reading_units(ruleset):
             pending[len(units)] = _Pending(unit, shard_system(unit, options), options, proofs)
             ids.append((choice, len(units)))
             units.append(unit)
@@ -179,12 +175,7 @@ def check_parallel(rulesets: list[Ruleset], options: Options,
             for u in pending:
                 release_cores(units[u].system)
     for r, (ids, store) in origin.items():
-        base = checked_units[ids[0][1]]
-        if len(ids) == 1:
-            done[r] = base
-        else:                     # as `checker.plan.tasks.check_readings` merges them
-            runs = [(choice, checked_units[u].result) for choice, u in ids]
-            done[r] = CheckedRuleset(rulesets[r], merge_readings(
-                rulesets[r], runs, time.perf_counter() - began), base.coverage)
+        done[r] = merged_readings(rulesets[r], [(choice, checked_units[u]) for choice, u in ids],
+                                  time.perf_counter() - began)
         store(done[r].result)
     return [done[r] for r in range(len(rulesets))]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from checker.errors import InternalError
 from checker.interpret import Verdicts
-from checker.ir import Property, Ruleset, System
+from checker.ir import Choice, Property, Ruleset, System
 from checker.options import Options
 from checker.plan.shards import in_shard, joined, run_scan, scan_items, shard_system
 from checker.results import Finding, Method, PropertyResult, RulesetResult, Status, StopReason
@@ -39,32 +39,43 @@ class Expired(Verdicts):
 
 def check_ruleset(ruleset: Ruleset, options: Options,
                   progress: Progress | None = None) -> CheckedRuleset:
-    """Check one ruleset; an unchanged ruleset is answered from the cache without solving."""
+    """Check one ruleset; an unchanged ruleset is answered from the cache without solving.
+    A ruleset with `readings:` is checked under each variant (`reading_units`), one after
+    the other, and merged (`merged_readings`)."""
     cached, proofs, store = ruleset_cache(ruleset, options)
     if cached is not None:
         return cached
-    if ruleset.readings:
-        checked = check_readings(ruleset, options, proofs, progress)
-    else:
-        checked = _check_fresh(ruleset, options, proofs, progress)
+    start = time.perf_counter()
+    runs = [(choice, _check_fresh(unit, options, proofs, progress))
+            for choice, unit in reading_units(ruleset)]
+    checked = merged_readings(ruleset, runs, time.perf_counter() - start)
     store(checked.result)
     return checked
 
 
-def check_readings(ruleset: Ruleset, options: Options, proofs: ProofStore | None,
-                   progress: Progress | None = None) -> CheckedRuleset:
-    """The ruleset checked under its base selection and each variant of its readings
-    (`checker.plan.readings`), merged into one result with the `ambiguity` findings."""
-    from checker.plan.readings import merge_readings, variant_choices
-    from checker.spec.readings import lower_choice
+def reading_units(ruleset: Ruleset) -> list[tuple[Choice, Ruleset]]:
+    """What a ruleset is checked as: itself under its base selection, and for a ruleset
+    with `readings:` each variant of them (`checker.plan.readings.variant_choices`), lowered.
+    The one-process path checks them in turn, the worker pool side by side
+    (`checker.plan.executors`); `merged_readings` joins them either way."""
+    units = [(ruleset.choice, ruleset)]
+    if ruleset.readings:
+        from checker.plan.readings import variant_choices
+        from checker.spec.readings import lower_choice
+        units += [(choice, lower_choice(ruleset, choice)) for choice in variant_choices(ruleset)]
+    return units
 
-    start = time.perf_counter()
-    base = _check_fresh(ruleset, options, proofs, progress)
-    runs = [(ruleset.choice, base.result)]
-    for choice in variant_choices(ruleset):
-        variant = lower_choice(ruleset, choice)
-        runs.append((choice, _check_fresh(variant, options, proofs, progress).result))
-    result = merge_readings(ruleset, runs, time.perf_counter() - start)
+
+def merged_readings(ruleset: Ruleset, runs: list[tuple[Choice, CheckedRuleset]],
+                    seconds: float) -> CheckedRuleset:
+    """The checks of `reading_units(ruleset)`, in that order, as one result with the
+    `ambiguity` findings (`checker.plan.readings.merge_readings`); a ruleset without
+    readings is its one check."""
+    base = runs[0][1]
+    if not ruleset.readings:
+        return base
+    from checker.plan.readings import merge_readings
+    result = merge_readings(ruleset, [(choice, c.result) for choice, c in runs], seconds)
     return CheckedRuleset(ruleset, result, base.coverage)
 
 
@@ -224,10 +235,12 @@ def decide_property(system: System, prop: Property, options: Options,
         start, path = hit
         trace = replay(system, start, path, prop,
                        expect="witness" if reach else "violation")
+        # the search that found it: the decision-diagram core (`core_verdicts`) or the
+        # shared explicit search; the trace is replayed by the interpreter either way
+        found_by = Method.DECISION_DIAGRAMS if macro.symbolic else Method.EXPLICIT
         result = PropertyResult(prop.id, prop.kind,
                                 Status.PROVED if reach else Status.VIOLATED,
-                                Method.EXPLICIT, "", trace, prop.states, prop.source,
-                                prop.text)
+                                found_by, "", trace, prop.states, prop.source, prop.text)
     elif macro.complete and not reach:
         # every reachable situation is known and none breaks it: that is the proof (the
         # decision diagrams' with its Z3 certificate, `_exhaustion`). An induction proof is

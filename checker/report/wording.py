@@ -19,7 +19,8 @@ METHODS = {
     "k-induction": "proof by induction",
     "spacer": "proof by Z3's CHC engine (Spacer), re-checked by induction",
     "explicit": "explicit search of every reachable situation",
-    "decision-diagrams": "decision diagrams, certified by Z3",
+    "decision-diagrams": "decision diagrams over every reachable situation: a proof "
+                         "certified by Z3, a trace replayed by the reference interpreter",
     "decision-diagrams-unchecked": "decision diagrams (certificate not checked: resource "
                                    "limit)",
 }

@@ -40,7 +40,8 @@ class Method(StrEnum):
     K_INDUCTION = "k-induction"
     SPACER = "spacer"
     EXPLICIT = "explicit"
-    DECISION_DIAGRAMS = "decision-diagrams"          # the core's exhaustion, certified by Z3
+    DECISION_DIAGRAMS = "decision-diagrams"    # the core: its exhaustion certified by Z3,
+    #                                            or its shortest trace, replayed
     DECISION_DIAGRAMS_UNCHECKED = "decision-diagrams-unchecked"   # certificate: out of rlimit
 
 

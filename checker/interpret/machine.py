@@ -55,6 +55,10 @@ class Interpreter:
                        for t in (*system.events, *system.rules)}
         self._effects = {t.id: self._compile_effects(t) for t in (*system.events,
                                                                   *system.rules)}
+        # per rule, the watched variables its effects write: only they can change
+        watched = set(self._watched)
+        self._writes = {r.id: sorted({i for i, _, _ in self._effects[r.id]} & watched)
+                        for r in system.rules}
         self._monitors = [(self.index[n], compile_expr(w, self.index))
                           for n, w in system.monitors]
         self._props: dict[int, tuple[LExpr, Callable[[Sequence[int]], int | bool]]] = {}
@@ -107,7 +111,7 @@ class Interpreter:
         if not self._guard[rule.id](state):
             return False
         after = self.run_effects(rule, state)
-        return any(after[i] != state[i] for i in self._watched)
+        return any(after[i] != state[i] for i in self._writes[rule.id])
 
     def may_fire(self, rule: Transition, state: State) -> bool:
         """`checker.ir.may_fire`: enabled, and no rule the text orders before it enabled."""

@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # Bushido is checked on demand (`-m slow`), not in the default run: after the unordered
 # resolution, the scope re-check and its Wait readings, its fresh check takes about 20
 # minutes on two cores (its first full check, on 2026-12-04, gave exactly the expectations
-# of tests/expectations/bushido.yaml). Eldfall's fresh check takes under two minutes since
-# the reachability core stopped counting resolution steps (42ee602). Run Bushido with
+# of tests/expectations/bushido.yaml). Eldfall's fresh check (two reading variants since
+# 2026-12-04) takes about two and a half minutes in one process. Run Bushido with
 # `-m slow` after any change to its spec.
 RULESETS = ["eldfall", "noctvale", pytest.param("bushido", marks=pytest.mark.slow)]
 

@@ -177,9 +177,13 @@ def merge_readings(ruleset: Ruleset, runs: list[tuple[Choice, RulesetResult]],
             props.append(replace(p, readings=ALL_READINGS) if len(runs) > 1 else p)
             continue
         elements = _responsible(base_choice, [c for c, _ in differ])
-        worst = next((q for _, q in differ if q.status is Status.VIOLATED),
-                     next((q for _, q in differ if q.status is Status.UNKNOWN), differ[0][1]))
-        where = next(c for c, q in differ if q is worst)
+        # reported as it is under the reading where it breaks (violated, else undecided),
+        # the base's own reading included
+        present = [(c, q) for c, q in same if q is not None]
+        worst = next((q for _, q in present if q.status is Status.VIOLATED),
+                     next((q for _, q in present if q.status is Status.UNKNOWN),
+                          differ[0][1]))
+        where = next(c for c, q in present if q is worst)
         props.append(replace(worst, readings=_label(ruleset, where, elements)))
         if p.kind not in GATED_KINDS:
             continue       # a sanity check: its finding (dead rule, ...) shows the difference

@@ -2,8 +2,9 @@
 the JSON of a check is byte-identical with one process, two worker processes, and two
 workers beside two processes that keep both cores busy. On Noctvale and Eldfall (the real
 spec/eldfall.yaml: two reading variants of 41.7 and 58 million situations, 1.5 to 2.5
-minutes a check), which the exact reachability core answers (its budget is a count of decision-diagram nodes; the Z3
-queries around it, certificates included, are budgeted in resource units, `--rlimit`).
+minutes a check), which the exact reachability core answers (its budget is a count of
+decision-diagram nodes; the Z3 queries around it, certificates included, are budgeted in
+resource units, `--rlimit`).
 Worker processes compute the core's macro layers lazily, each as deep as its own
 witnesses need, and CUDD sifts each manager on its own: no trace may depend on either."""
 

@@ -109,6 +109,13 @@ def test_the_report_says_under_which_reading(tmp_path: Path) -> None:
     assert props["rest-clears-daze"]["readings"] == f"'{CHOSEN}'"
     assert f"violated under the reading '{CHOSEN}'" in props["rest-clears-daze"]["message"]
     assert "proved under all readings" in props["termination"]["message"]
+    # the HTML property table says it too, beside the verdict (not only in the finding)
+    page = (tmp_path / "html" / "ambiguity.html").read_text("utf-8")
+    row = page[page.index('id="p-rest-clears-daze"'):]
+    row = row[:row.index("</tr>")]
+    assert "violated" in row and f"under the reading &#39;{CHOSEN}&#39;" in row
+    other = page[page.index('id="p-termination"'):]
+    assert "under the reading" not in other[:other.index("</tr>")]
 
 
 def test_codec_round_trip_keeps_the_reading() -> None:

@@ -173,3 +173,66 @@ def test_every_model_is_compared() -> None:
     [f] = scan_restatements(load(text), OPTIONS).findings
     assert f.rules == ("detail", "table") and f.trace is not None and f.trace.replayed
     assert "model 'x'" in f.message and "attack allowed by 'detail' only" in f.message
+
+
+def test_modifiers_are_compared_by_value_not_by_wording() -> None:
+    """"Strike is capped at 1" and the table's "STK = 1" (Eldfall's Crouched) give the same
+    Strike wherever nothing takes it below 1, and are not reported; a modifier that lowers
+    it (here -2 while B) makes them differ: capped, 2 - 2 = 0 stays 0 (or -1 if the cap comes
+    first); set, it is 1 (or -1 if the -2 comes last)."""
+    text = HEADER + """stats:
+  STK: {base: 2}
+modifiers:
+  - {id: stk-detail, when: A, stat: STK, op: cap 1}
+  - {id: stk-table, when: A, stat: STK, op: set 1, restates: stk-detail}
+"""
+    assert scan_restatements(load(text), OPTIONS).findings == []
+    lowered = text + "  - {id: weakened, when: B, stat: STK, op: add -2}\n"
+    [f] = scan_restatements(load(lowered), OPTIONS).findings
+    assert f.rules == ("stk-detail", "stk-table") and f.trace is not None and f.trace.replayed
+    final = dict(f.trace.steps[-1].state)
+    assert (final["A"], final["B"]) == (1, 1)
+    assert "by 'stk-detail' it is -1 or 0, by 'stk-table' -1 or 1" in f.message
+
+
+OPS = {"halve": lambda v: v // 2, "double": lambda v: 2 * v, "add 1": lambda v: v + 1,
+       "add -2": lambda v: v - 2, "set 1": lambda v: 1, "cap 1": lambda v: min(v, 1),
+       "floor 3": lambda v: max(v, 3)}
+Mod = tuple[str, str]      # when, op
+
+
+def stat_values(mods: list[Mod], a: bool, b: bool) -> set[int]:
+    """The oracle: the stat's values (base 2) with the active ones of `mods`, every order."""
+    import itertools
+    active = [op for when, op in mods if WHENS[when](a, b)]
+    out = set()
+    for order in itertools.permutations(active):
+        v = 2
+        for op in order:
+            v = OPS[op](v)
+        out.add(v)
+    return out
+
+
+mods = st.tuples(st.sampled_from(sorted(WHENS)), st.sampled_from(sorted(OPS)))
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(mods, mods, st.none() | mods)
+def test_modifiers_reported_exactly_when_their_values_differ_somewhere_reachable(
+        first: Mod, second: Mod, other: Mod | None) -> None:
+    rest = [other] if other else []
+    lines = [f"  - {{id: detail, when: \"{first[0]}\", stat: STK, op: {first[1]}}}",
+             f"  - {{id: table, when: \"{second[0]}\", stat: STK, op: {second[1]}, "
+             "restates: detail}"]
+    lines += [f"  - {{id: other, when: \"{w}\", stat: STK, op: {op}}}" for w, op in rest]
+    text = HEADER + "stats:\n  STK: {base: 2}\nmodifiers:\n" + "\n".join(lines) + "\n"
+    differs = [(a, b) for a, b in REACHABLE
+               if stat_values([first, *rest], a, b) != stat_values([second, *rest], a, b)]
+    scan = scan_restatements(load(text), OPTIONS)
+    assert scan.undecided == []
+    assert [f.rules for f in scan.findings] == ([("detail", "table")] if differs else [])
+    for f in scan.findings:
+        assert f.trace is not None and f.trace.replayed
+        final = dict(f.trace.steps[-1].state)
+        assert (final["A"] >= 1, final["B"] >= 1) in differs

@@ -21,14 +21,18 @@ a situation where the two differ:
                  different states (`ir.post_state`);
     facts        in a reachable stable situation one sets an attribute (that both set
                  somewhere) and the other does not, or sets it to another value;
-    modifiers    in a reachable stable situation one applies to a stat (that both modify)
-                 and the other does not, or both do with different operations.
+    modifiers    in a reachable stable situation the stat (that both modify) has other
+                 values with one statement's modifiers than with the other's, every other
+                 active modifier of the stat applied too, in every order (by value: a cap
+                 and a set that give the same number agree).
 
 A link the engines cannot decide is kept in `Scan.undecided`, never dropped.
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -48,12 +52,15 @@ from checker.ir import (
     Const,
     Constraint,
     LExpr,
+    Modifier,
     Op,
     Ruleset,
+    Stat,
     System,
     Transition,
     V,
     allowed_expr,
+    apply_modifier,
     changes,
     conj,
     disj,
@@ -295,11 +302,66 @@ def _facts(system: System, a: str, b: str) -> _Diff:
     return _keyed(system, a, b, items, "attribute")
 
 
+MAX_COMPARED_MODIFIERS = 6   # every subset and order of a stat's modifiers is evaluated
+
+
+def _stat_values(stat: Stat, mods: list[Modifier]) -> frozenset[int]:
+    """The values the stat can take with `mods` active, over every order (the text leaves
+    the order open unless an ordering rule fixes it; the order scan reports that)."""
+    return frozenset(functools.reduce(lambda v, m: apply_modifier(m, v, stat.rounding),
+                                      order, stat.base)
+                     for order in itertools.permutations(mods))
+
+
+def _show_values(values: frozenset[int]) -> str:
+    return " or ".join(str(v) for v in sorted(values))
+
+
 def _modifiers(system: System, a: str, b: str) -> _Diff:
-    items = [(x.source, x.model, x.stat,
-              x.op if x.op in ("halve", "double") else f"{x.op} {x.arg}", x.when)
-             for x in system.modifiers if x.source in (a, b)]
-    return _keyed(system, a, b, items, "stat")
+    """Per (model, stat) both statements modify: the two differ in a situation where the
+    stat's values with the modifiers of `a` (and every other modifier of the stat that is
+    active) differ from its values with those of `b` instead. Compared by value, not by
+    wording: "capped at 1" and "= 1" agree wherever nothing takes the stat below 1. A stat
+    with more than MAX_COMPARED_MODIFIERS modifiers is compared by operation."""
+    stats = {s.name: s for s in system.stats}
+    fallback = [(x.source, x.model, x.stat,
+                 x.op if x.op in ("halve", "double") else f"{x.op} {x.arg}", x.when)
+                for x in system.modifiers if x.source in (a, b)]
+    parts: list[LExpr] = []
+    cells: list[tuple[str | None, Stat, list[Modifier], list[Modifier], list[Modifier]]] = []
+    for m in _models(system):
+        mine = [x for x in system.modifiers if x.model == m]
+        keys = [{x.stat for x in mine if x.source == s} for s in (a, b)]
+        for key in sorted(keys[0] & keys[1]):
+            every = [x for x in mine if x.stat == key]
+            if key not in stats or len(every) > MAX_COMPARED_MODIFIERS:
+                return _keyed(system, a, b, fallback, "stat")
+            ma = [x for x in every if x.source == a]
+            mb = [x for x in every if x.source == b]
+            for r in range(len(every) + 1):
+                for active in itertools.combinations(every, r):
+                    va = _stat_values(stats[key], [x for x in active if x not in mb])
+                    vb = _stat_values(stats[key], [x for x in active if x not in ma])
+                    if va != vb:
+                        parts.append(conj(*(x.when if x in active else neg(x.when)
+                                            for x in every)))
+            cells.append((m, stats[key], every, ma, mb))
+
+    def explain(env: Env) -> list[str]:
+        out = []
+        for m, stat, every, ma, mb in cells:
+            active = [x for x in every if evaluate(x.when, env)]
+            va = _stat_values(stat, [x for x in active if x not in mb])
+            vb = _stat_values(stat, [x for x in active if x not in ma])
+            if va == vb:
+                continue
+            who = f"model {m!r}, " if m else ""
+            out.append(f"{who}stat {stat.name}: by {a!r} it is {_show_values(va)}, by "
+                       f"{b!r} {_show_values(vb)} (base {stat.base})")
+        return out
+
+    reads = tuple(x.when for x in system.modifiers if x.source in (a, b))
+    return _Diff(disj(*parts), "stable", reads, explain)
 
 
 _DIFFS: dict[str, Callable[[System, str, str], _Diff]] = {

@@ -122,6 +122,25 @@ def test_planted_scope_sensitive_names_the_range_and_replays_on_the_widened_spec
     assert hp == 2 > next(v.hi for v in ruleset.system.vars if v.name == "hp")
 
 
+def test_the_widened_verdicts_are_the_certified_ones_without_the_certificate() -> None:
+    """The re-check takes a widened verdict by exhaustion without the Z3 certificate or an
+    induction proof (it only compares it with the spec's own): on the widened corpus spec
+    the verdicts equal those the certified path gives, and none is named certified."""
+    for name in ("scope-sensitive", "scope-sensitive-ok"):
+        ruleset = load(name)
+        wide = widened(ruleset)
+        system = wide.system if wide is not None else ruleset.system
+        certified = {r.id: r.status for r in check_properties(system, OPTIONS)}
+        plain = check_properties(system, OPTIONS, certify=False)
+        assert {r.id: r.status for r in plain} == certified
+        assert Status.PROVED in certified.values()
+        for r in plain:
+            if r.status is Status.PROVED and r.trace is None:     # not a witness
+                assert r.method is not None and r.method.value in (
+                    "decision-diagrams-unchecked", "explicit"), r.method
+                assert "not certified" in r.reason
+
+
 def test_the_pinned_twin_has_no_finding_and_is_not_widened() -> None:
     ruleset = load("scope-sensitive-ok")
     assert ruleset.doc is not None and ranges(ruleset.doc) == []

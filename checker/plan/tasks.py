@@ -140,8 +140,8 @@ def assemble(ruleset: Ruleset, props: list[PropertyResult], scans: list[Scan],
 
 
 def check_properties(system: System, options: Options, proofs: ProofStore | None = None,
-                     progress: Callable[[str, int, int], None] | None = None
-                     ) -> list[PropertyResult]:
+                     progress: Callable[[str, int, int], None] | None = None,
+                     certify: bool = True) -> list[PropertyResult]:
     """Every property of `system`, cheapest evidence first.
 
     A proof kept in `proofs` for an unchanged cone of influence is reused
@@ -154,6 +154,8 @@ def check_properties(system: System, options: Options, proofs: ProofStore | None
     invariant the search could not break is still proved by 1-induction when that closes it
     (and by Houdini, after an explicit search); otherwise, when the search was exhaustive,
     the exhaustive search itself is the proof (method "explicit"). UNKNOWN stays UNKNOWN.
+    `certify=False` (`decide_property`): a proof by exhaustion is neither tried by
+    induction nor certified by Z3.
     """
     known, macro = shared_search(system, options, proofs)
     results: list[PropertyResult] = []
@@ -161,7 +163,8 @@ def check_properties(system: System, options: Options, proofs: ProofStore | None
     for i, prop in enumerate(system.properties):
         if progress is not None:
             progress(prop.id, i, total)
-        results.append(decide_property(system, prop, options, known[prop.id], macro, proofs))
+        results.append(decide_property(system, prop, options, known[prop.id], macro, proofs,
+                                       certify))
     if progress is not None:
         progress("", total, total)
     return results
@@ -214,9 +217,13 @@ def core_verdicts(system: System, props: list[Property], options: Options) -> Ve
 
 def decide_property(system: System, prop: Property, options: Options,
                     cached: PropertyResult | None, macro: Verdicts,
-                    proofs: ProofStore | None = None) -> PropertyResult:
+                    proofs: ProofStore | None = None, certify: bool = True) -> PropertyResult:
     """One property's result, given its cached proof and the shared search
-    (`check_properties`)."""
+    (`check_properties`). With `certify=False` a verdict by exhaustion is taken from the
+    search as it is: no induction proof is tried and the decision diagrams' Z3 certificate
+    is not checked (method `decision-diagrams-unchecked`). Only the scope re-check asks for
+    that (`checker.plan.widen.decide`): it uses a widened system's verdicts to see whether a
+    verdict changed and reports no proof of them; every trace is still replayed."""
     from checker import engines
     from checker.engines import induction
     from checker.engines.base import Kind, to_result
@@ -241,6 +248,13 @@ def decide_property(system: System, prop: Property, options: Options,
         result = PropertyResult(prop.id, prop.kind,
                                 Status.PROVED if reach else Status.VIOLATED,
                                 found_by, "", trace, prop.states, prop.source, prop.text)
+    elif macro.complete and not certify:
+        result = PropertyResult(
+            prop.id, prop.kind, Status.VIOLATED if reach else Status.PROVED,
+            Method.DECISION_DIAGRAMS_UNCHECKED if macro.symbolic else Method.EXPLICIT,
+            f"exhaustive search of all {macro.macro_states} reachable situations "
+            f"(not certified: only compared with the spec's own verdict)", None,
+            prop.states, prop.source, prop.text)
     elif macro.complete and not reach:
         # every reachable situation is known and none breaks it: that is the proof (the
         # decision diagrams' with its Z3 certificate, `_exhaustion`). An induction proof is

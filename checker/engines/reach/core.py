@@ -317,10 +317,14 @@ class Core:
             if len(heights) > bound:            # F_bound is not empty
                 self.may_stick = True
                 break
+            # F_{i+1} ⊆ F_i (a state with a step into F_i is unstable, hence in F_0, and by
+            # induction), and a rule's relation only leaves states where it may fire: only
+            # the rules that may fire somewhere in F_i are asked, and F_i stands for `micro`
             pre = false
             for r in self.rel.rules:
-                pre |= self.rel.preimage(r, level)
-            below = self.micro & pre
+                if level & r.cond != false:
+                    pre |= self.rel.preimage(r, level)
+            below = level & pre
             if below == level:                  # a cycle: paths of every length
                 self.may_stick = True
                 break

@@ -141,6 +141,26 @@ def test_the_widened_verdicts_are_the_certified_ones_without_the_certificate() -
                 assert "not certified" in r.reason
 
 
+def test_a_widened_never_reachable_is_still_certified(tmp_path: Path) -> None:
+    """What the re-check reports is obtained as in the main check: a reachable property
+    that the widened system can never reach is decided by exhaustion *with* the Z3
+    certificate, even with `certify=False` (only invariants that still hold skip it)."""
+    r = spec(tmp_path, """\
+vars:
+  hp: {range: [0, 1], init: 1}
+events:
+  - {id: heal, do: ["hp += 1"], cite: "A healed model regains 1 HP."}
+properties:
+  - {id: small, always: hp <= 1}
+  - {id: never, reachable: hp < 0}
+""")
+    got = {p.id: p for p in check_properties(r.system, OPTIONS, certify=False)}
+    assert got["never"].status is Status.VIOLATED
+    assert got["never"].method is not None and got["never"].method.value == "decision-diagrams"
+    assert "certified by Z3" in got["never"].reason
+    assert got["small"].status is Status.PROVED and "not certified" in got["small"].reason
+
+
 def test_the_pinned_twin_has_no_finding_and_is_not_widened() -> None:
     ruleset = load("scope-sensitive-ok")
     assert ruleset.doc is not None and ranges(ruleset.doc) == []

@@ -154,8 +154,8 @@ def check_properties(system: System, options: Options, proofs: ProofStore | None
     invariant the search could not break is still proved by 1-induction when that closes it
     (and by Houdini, after an explicit search); otherwise, when the search was exhaustive,
     the exhaustive search itself is the proof (method "explicit"). UNKNOWN stays UNKNOWN.
-    `certify=False` (`decide_property`): a proof by exhaustion is neither tried by
-    induction nor certified by Z3.
+    `certify=False` (`decide_property`): a proof of an invariant by exhaustion is neither
+    tried by induction nor certified by Z3.
     """
     known, macro = shared_search(system, options, proofs)
     results: list[PropertyResult] = []
@@ -219,11 +219,13 @@ def decide_property(system: System, prop: Property, options: Options,
                     cached: PropertyResult | None, macro: Verdicts,
                     proofs: ProofStore | None = None, certify: bool = True) -> PropertyResult:
     """One property's result, given its cached proof and the shared search
-    (`check_properties`). With `certify=False` a verdict by exhaustion is taken from the
-    search as it is: no induction proof is tried and the decision diagrams' Z3 certificate
-    is not checked (method `decision-diagrams-unchecked`). Only the scope re-check asks for
-    that (`checker.plan.widen.decide`): it uses a widened system's verdicts to see whether a
-    verdict changed and reports no proof of them; every trace is still replayed."""
+    (`check_properties`). With `certify=False` an invariant proved by exhaustion is taken
+    from the search as it is: no induction proof is tried and the decision diagrams' Z3
+    certificate is not checked (method `decision-diagrams-unchecked`). Only the scope
+    re-check asks for that (`checker.plan.widen.decide`): a widened invariant that still
+    holds only shows that nothing changed and is reported nowhere. What it does report, a
+    broken invariant (a replayed trace) or a "never reachable" (certified as in the main
+    check), is obtained as in the main check."""
     from checker import engines
     from checker.engines import induction
     from checker.engines.base import Kind, to_result
@@ -248,9 +250,10 @@ def decide_property(system: System, prop: Property, options: Options,
         result = PropertyResult(prop.id, prop.kind,
                                 Status.PROVED if reach else Status.VIOLATED,
                                 found_by, "", trace, prop.states, prop.source, prop.text)
-    elif macro.complete and not certify:
+    elif macro.complete and not certify and not reach:
+        # (a "never reachable" is still certified below: the scope re-check reports it)
         result = PropertyResult(
-            prop.id, prop.kind, Status.VIOLATED if reach else Status.PROVED,
+            prop.id, prop.kind, Status.PROVED,
             Method.DECISION_DIAGRAMS_UNCHECKED if macro.symbolic else Method.EXPLICIT,
             f"exhaustive search of all {macro.macro_states} reachable situations "
             f"(not certified: only compared with the spec's own verdict)", None,

@@ -24,6 +24,7 @@ fired in each step (the choice made), and `checker.interpret.replay` checks each
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -366,6 +367,31 @@ def apply_modifier(m: Modifier, value: int, rounding: str) -> int:
         return value // 2 if rounding == "down" else -((-value) // 2)
     return {"double": value * 2, "add": value + m.arg, "set": m.arg,
             "cap": min(value, m.arg), "floor": max(value, m.arg)}[m.op]
+
+
+def order_values(stat: Stat, mods: Sequence[Modifier]) -> dict[int, dict[int, tuple[int, ...]]]:
+    """For each subset of `mods` (a bit mask over their indices): every value the stat
+    takes when exactly that subset applies, in some order, each value with one order (a
+    tuple of indices) giving it. The text leaves the order of modifiers open unless an
+    ordering rule fixes it, so every order counts. Exact and concrete: the value after a
+    set S in some order is a modifier i of S applied to a value of S without i in some
+    order, so one pass over the subsets by size covers every permutation (2ⁿ·n steps per
+    value, not n!). The one place the order engine, the restatement comparison and `stat()`
+    in properties take a stat's values from."""
+    n = len(mods)
+    values: dict[int, dict[int, tuple[int, ...]]] = {0: {stat.base: ()}}
+    for mask in range(1 << n):                # a subset's subsets come before it
+        for value, order in sorted(values.get(mask, {}).items()):
+            for i in range(n):
+                if not mask & (1 << i):
+                    nxt = apply_modifier(mods[i], value, stat.rounding)
+                    values.setdefault(mask | (1 << i), {}).setdefault(nxt, (*order, i))
+    return values
+
+
+def stat_values(stat: Stat, mods: Sequence[Modifier]) -> frozenset[int]:
+    """The values the stat can take with exactly `mods` active, over every order."""
+    return frozenset(order_values(stat, mods)[(1 << len(mods)) - 1])
 
 
 def effective_expr(c: Constraint, constraints: list[Constraint] | tuple[Constraint, ...],

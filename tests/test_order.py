@@ -16,14 +16,13 @@ from strategies import corpus_spec
 from checker.engines import decision, order
 from checker.engines.order import (
     _differing_orders,
-    _order_values,
     apply_modifier,
     find_order_dependence,
     scan_order,
 )
 from checker.engines.order_rules import interact
 from checker.interpret import Interpreter, choices_of, evaluate, replay, trace_steps
-from checker.ir import TRUE, Modifier, Ruleset, Stat
+from checker.ir import TRUE, Modifier, Ruleset, Stat, order_values, stat_values
 from checker.options import Options
 from checker.results import Finding, Trace
 from checker.spec.load import load_ruleset
@@ -239,11 +238,12 @@ def test_concrete_order_check_agrees_with_all_permutations(spec: list[tuple[str,
        st.integers(-3, 9), st.sampled_from(["down", "up"]))
 def test_every_subsets_values_are_those_of_its_permutations(spec: list[tuple[str, int]],
                                                            base: int, rounding: str) -> None:
-    """`_order_values` gives, for each subset, exactly the values of its n! orders, and
-    each value's order really gives it."""
+    """`order_values` (shared by the order scan, the restatement comparison and `stat()` in
+    properties) gives, for each subset, exactly the values of its n! orders, and each
+    value's order really gives it; `stat_values` is the whole set's."""
     mods = mods_of(spec)
     stat = Stat("s", base, rounding)  # type: ignore[arg-type]
-    values = _order_values(stat, mods)
+    values = order_values(stat, mods)
     for k in range(len(mods) + 1):
         for members in itertools.combinations(range(len(mods)), k):
             expected = set()
@@ -254,6 +254,7 @@ def test_every_subsets_values_are_those_of_its_permutations(spec: list[tuple[str
                 expected.add(value)
             got = values[sum(1 << i for i in members)]
             assert set(got) == expected
+            assert stat_values(stat, [mods[i] for i in members]) == expected
             for value, perm in got.items():
                 assert sorted(perm) == list(members)
                 v = base

@@ -28,6 +28,15 @@ pytestmark = pytest.mark.corpus
 
 CORPUS = Path(__file__).parent / "corpus" / "findings"
 OPTIONS = Options(use_cache=False, timeout_ms=10_000)
+# hp is kept at most 1 only by its range: the widened system breaks `small`
+HEAL = """\
+vars:
+  hp: {range: [0, 1], init: 1}
+events:
+  - {id: heal, do: ["hp += 1"], cite: "A healed model regains 1 HP."}
+properties:
+  - {id: small, always: hp <= 1}
+"""
 
 
 def load(name: str) -> Ruleset:
@@ -77,14 +86,7 @@ states:
 
 
 def test_the_clamp_of_an_assignment_follows_the_widened_range(tmp_path: Path) -> None:
-    r = spec(tmp_path, """\
-vars:
-  hp: {range: [0, 1], init: 1}
-events:
-  - {id: heal, do: ["hp += 1"], cite: "A healed model regains 1 HP."}
-properties:
-  - {id: small, always: hp <= 1}
-""")
+    r = spec(tmp_path, HEAL)
     base = {p.id: p.status for p in check_properties(r.system, OPTIONS)}
     assert base["small"] is Status.PROVED
     found, unknown = scope_recheck(r, check_properties(r.system, OPTIONS), OPTIONS)
@@ -145,15 +147,7 @@ def test_a_widened_never_reachable_is_still_certified(tmp_path: Path) -> None:
     """What the re-check reports is obtained as in the main check: a reachable property
     that the widened system can never reach is decided by exhaustion *with* the Z3
     certificate, even with `certify=False` (only invariants that still hold skip it)."""
-    r = spec(tmp_path, """\
-vars:
-  hp: {range: [0, 1], init: 1}
-events:
-  - {id: heal, do: ["hp += 1"], cite: "A healed model regains 1 HP."}
-properties:
-  - {id: small, always: hp <= 1}
-  - {id: never, reachable: hp < 0}
-""")
+    r = spec(tmp_path, HEAL + "  - {id: never, reachable: hp < 0}\n")
     got = {p.id: p for p in check_properties(r.system, OPTIONS, certify=False)}
     assert got["never"].status is Status.VIOLATED
     assert got["never"].method is not None and got["never"].method.value == "decision-diagrams"

@@ -12,10 +12,11 @@ of their dependence component, so a group is never split between parts.
 
 Stat modifiers — per stat and model, whether the orders of a subset of its modifiers (at
 most `MAX_MODIFIERS`) disagree involves no state variable: it is decided concretely, every
-subset at once, by the values each subset can give in some order (`_order_values`, 2ⁿ·n
-steps), halves rounded as the stat says; no solver is asked. A disagreeing subset counts
-where it is exactly the active set of a reachable stable state (witness trace); the
-reported rules are a minimal subset, by deletion, whose own orders still disagree.
+subset at once, by the values each subset can give in some order
+(`checker.ir.order_values`, 2ⁿ·n steps), halves rounded as the stat says; no solver is
+asked. A disagreeing subset counts where it is exactly the active set of a reachable
+stable state (witness trace); the reported rules are a minimal subset, by deletion, whose
+own orders still disagree.
 `meta: resolves: active-player-orders` marks every order-dependence as resolved by that meta entry.
 """
 
@@ -54,6 +55,7 @@ from checker.ir import (
     apply_modifier,
     conj,
     neg,
+    order_values,
     stable,
 )
 from checker.options import Options
@@ -112,27 +114,10 @@ def _rule_pairs(ruleset: Ruleset, reacher: Reacher, scan: Scan,
 
 # ============================================================================ modifiers
 
-def _order_values(stat: Stat, mods: list[Modifier]) -> dict[int, dict[int, tuple[int, ...]]]:
-    """For each subset of `mods` (a bit mask over their indices): every value the stat
-    takes when exactly that subset applies, in some order, each value with one order (a
-    tuple of indices) giving it. Exact and concrete — no solver: the value after a set S
-    in some order is a modifier i of S applied to a value of S without i in some order, so
-    one pass over the subsets by size covers every permutation (2ⁿ·n steps, not n!)."""
-    n = len(mods)
-    values: dict[int, dict[int, tuple[int, ...]]] = {0: {stat.base: ()}}
-    for mask in range(1 << n):                # a subset's subsets come before it
-        for value, order in sorted(values.get(mask, {}).items()):
-            for i in range(n):
-                if not mask & (1 << i):
-                    nxt = apply_modifier(mods[i], value, stat.rounding)
-                    values.setdefault(mask | (1 << i), {}).setdefault(nxt, (*order, i))
-    return values
-
-
 def _two_orders(stat: Stat, mods: list[Modifier],
                 values: dict[int, tuple[int, ...]]) -> tuple[list[int], list[int]] | None:
     """Two orders of all of `mods` giving different values, if `values` (theirs, from
-    `_order_values`) has two: the spec's order, and the order giving the smallest other
+    `checker.ir.order_values`) has two: the spec's order, and the order giving the smallest other
     value."""
     if len(values) < 2:
         return None
@@ -166,7 +151,7 @@ def _modifier_sets(ruleset: Ruleset, reacher: Reacher, scan: Scan,
         env = Z3Env(system, reacher.options)
         steady = env.expr(stable(system))
         active = [env.expr(m.when) for m in mods]
-        values = _order_values(stats[name], mods)
+        values = order_values(stats[name], mods)
         sets: list[tuple[int, ...]] = []
         for k in range(2, len(mods) + 1):
             for members in itertools.combinations(range(len(mods)), k):
@@ -196,7 +181,7 @@ def _exactly(mods: list[Modifier], members: tuple[int, ...] | list[int]) -> LExp
 
 def _differing_orders(stat: Stat, mods: list[Modifier]) -> tuple[list[int], list[int]] | None:
     """Two orders of all of `mods` (all active) giving different values, if there are."""
-    return _two_orders(stat, mods, _order_values(stat, mods)[(1 << len(mods)) - 1])
+    return _two_orders(stat, mods, order_values(stat, mods)[(1 << len(mods)) - 1])
 
 
 def _set_finding(ruleset: Ruleset, reacher: Reacher, scan: Scan, resolver: str, stat: Stat,

@@ -31,7 +31,6 @@ A link the engines cannot decide is kept in `Scan.undecided`, never dropped.
 
 from __future__ import annotations
 
-import functools
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -60,13 +59,13 @@ from checker.ir import (
     Transition,
     V,
     allowed_expr,
-    apply_modifier,
     changes,
     conj,
     disj,
     lvars,
     neg,
     post_state,
+    stat_values,
     substitute,
 )
 from checker.options import Options
@@ -305,14 +304,6 @@ def _facts(system: System, a: str, b: str) -> _Diff:
 MAX_COMPARED_MODIFIERS = 6   # every subset and order of a stat's modifiers is evaluated
 
 
-def _stat_values(stat: Stat, mods: list[Modifier]) -> frozenset[int]:
-    """The values the stat can take with `mods` active, over every order (the text leaves
-    the order open unless an ordering rule fixes it; the order scan reports that)."""
-    return frozenset(functools.reduce(lambda v, m: apply_modifier(m, v, stat.rounding),
-                                      order, stat.base)
-                     for order in itertools.permutations(mods))
-
-
 def _show_values(values: frozenset[int]) -> str:
     return " or ".join(str(v) for v in sorted(values))
 
@@ -340,8 +331,8 @@ def _modifiers(system: System, a: str, b: str) -> _Diff:
             mb = [x for x in every if x.source == b]
             for r in range(len(every) + 1):
                 for active in itertools.combinations(every, r):
-                    va = _stat_values(stats[key], [x for x in active if x not in mb])
-                    vb = _stat_values(stats[key], [x for x in active if x not in ma])
+                    va = stat_values(stats[key], [x for x in active if x not in mb])
+                    vb = stat_values(stats[key], [x for x in active if x not in ma])
                     if va != vb:
                         parts.append(conj(*(x.when if x in active else neg(x.when)
                                             for x in every)))
@@ -351,8 +342,8 @@ def _modifiers(system: System, a: str, b: str) -> _Diff:
         out = []
         for m, stat, every, ma, mb in cells:
             active = [x for x in every if evaluate(x.when, env)]
-            va = _stat_values(stat, [x for x in active if x not in mb])
-            vb = _stat_values(stat, [x for x in active if x not in ma])
+            va = stat_values(stat, [x for x in active if x not in mb])
+            vb = stat_values(stat, [x for x in active if x not in ma])
             if va == vb:
                 continue
             who = f"model {m!r}, " if m else ""

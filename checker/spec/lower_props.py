@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import itertools
-
 from checker.ir import (
     Const,
     Constraint,
@@ -16,12 +13,12 @@ from checker.ir import (
     Transition,
     V,
     allowed_expr,
-    apply_modifier,
     conj,
     disj,
     enabled,
     lvars,
     neg,
+    order_values,
     stable,
     substitute,
 )
@@ -123,17 +120,12 @@ def expand_stats(ctx: Ctx, e: LExpr, *, some: bool, path: PathKey) -> LExpr:
                 f"lists every order of at most {MAX_STAT_MODIFIERS}", path)
         return e
     parts: list[LExpr] = []
-    for r in range(len(mods) + 1):
-        for active in itertools.combinations(mods, r):
-            guard = conj(*(m.when for m in active),
-                         *(neg(m.when) for m in mods if m not in active))
-            values = sorted({functools.reduce(
-                lambda v, m: apply_modifier(m, v, stat.rounding), order, stat.base)
-                for order in itertools.permutations(active)})
-            each = [expand_stats(ctx, substitute(e, {uses[0]: Const(v)}), some=some, path=path)
-                    for v in values]
-            parts.append(conj(guard, disj(*each)) if some else
-                         Op("implies", (guard, conj(*each))))
+    for mask, values in sorted(order_values(stat, mods).items()):
+        guard = conj(*(m.when if mask & (1 << i) else neg(m.when) for i, m in enumerate(mods)))
+        each = [expand_stats(ctx, substitute(e, {uses[0]: Const(v)}), some=some, path=path)
+                for v in sorted(values)]
+        parts.append(conj(guard, disj(*each)) if some else
+                     Op("implies", (guard, conj(*each))))
     return disj(*parts) if some else conj(*parts)
 
 

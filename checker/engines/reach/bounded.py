@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 from checker.ir import System
 
-from .core import SIFT_AT, Layer, Progress, Resolution, forgettable
+from .core import SIFT_AT, Layer, Progress, Resolution, StableCounts, forgettable
 from .encode import Encoding, Node
 from .relation import Relations
 
@@ -58,7 +58,7 @@ class Saturated:
     sweeps: int
 
 
-class BoundedCore:
+class BoundedCore(StableCounts):
     """The reachable sets of one system, the resolution counter included (module
     docstring)."""
 
@@ -303,14 +303,6 @@ class BoundedCore:
                 self.enc.count(sat.stuck))
 
     # ------------------------------------------------------------------ counts
-    def stable_count_of(self, canonical: Node) -> int:
-        return self.enc.count(canonical, len(self.enc.all_cur) - len(self.forget_bits))
-
-    def stable_count(self) -> int:
-        """Canonical stable situations reached (bookkeeping and inputs forgotten)."""
-        self.run()
-        return self.stable_count_of(self.visited)
-
     def reachable_count(self) -> int:
         """Micro states reached (bookkeeping and inputs included, stable or not)."""
         self.run()

@@ -142,7 +142,27 @@ class Progress:
     history: list[tuple[int, int, int]] = field(default_factory=list)  # (layer, new, nodes)
 
 
-class Core:
+class StableCounts:
+    """What both cores count the same way: canonical stable situations, the bookkeeping
+    and input bits (`forget_bits`) forgotten."""
+
+    enc: Encoding
+    forget_bits: list[str]
+    visited: Node
+
+    def run(self) -> object:
+        raise NotImplementedError
+
+    def stable_count_of(self, canonical: Node) -> int:
+        return self.enc.count(canonical, len(self.enc.all_cur) - len(self.forget_bits))
+
+    def stable_count(self) -> int:
+        """Canonical stable situations reached (bookkeeping and inputs forgotten)."""
+        self.run()
+        return self.stable_count_of(self.visited)
+
+
+class Core(StableCounts):
     """The reachable sets of one system, without the resolution counter (module
     docstring). `run` computes the exact sets; `reached(k)` and `frontier(k)` the macro
     layers on demand."""
@@ -410,14 +430,6 @@ class Core:
         return self.reached(k) & ~self.reached(k - 1)
 
     # ------------------------------------------------------------------ counts
-    def stable_count_of(self, canonical: Node) -> int:
-        return self.enc.count(canonical, len(self.enc.all_cur) - len(self.forget_bits))
-
-    def stable_count(self) -> int:
-        """Canonical stable situations reached (bookkeeping and inputs forgotten)."""
-        self.run()
-        return self.stable_count_of(self.visited)
-
     def reachable_count(self) -> int:
         """Micro states reached (bookkeeping and inputs included, stable or not; the
         resolution counter left out)."""

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 from checker.ir import System
 
-from .core import SIFT_AT, Layer, Progress, Resolution, StableCounts, forgettable
+from .core import SIFT_AT, CoreBase, Layer, Progress, Resolution, forgettable
 from .encode import Encoding, Node
 from .relation import Relations
 
@@ -58,7 +58,7 @@ class Saturated:
     sweeps: int
 
 
-class BoundedCore(StableCounts):
+class BoundedCore(CoreBase):
     """The reachable sets of one system, the resolution counter included (module
     docstring)."""
 
@@ -147,18 +147,6 @@ class BoundedCore(StableCounts):
             self.progress.reason = f"node budget {self.node_budget:,} exceeded ({n:,} live)"
             return False
         return True
-
-    def _sift(self) -> int:
-        """Collect the garbage, sift the variable groups once (module docstring); the live
-        nodes after it. The next sifting waits until they double."""
-        bdd = self.enc.bdd
-        len(bdd)                    # dd: counting the nodes collects the garbage first
-        bdd.reorder()               # CUDD group sifting (the groups of `Encoding`)
-        n = self.enc.nodes()
-        self.progress.siftings += 1
-        self.sifted = n
-        self.sift_next = max(2 * n, self.sift_next)
-        return n
 
     def _drop_layers(self) -> None:
         """Keep only every layer's frontier (module docstring); collect the garbage."""

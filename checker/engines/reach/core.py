@@ -142,16 +142,33 @@ class Progress:
     history: list[tuple[int, int, int]] = field(default_factory=list)  # (layer, new, nodes)
 
 
-class StableCounts:
-    """What both cores count the same way: canonical stable situations, the bookkeeping
-    and input bits (`forget_bits`) forgotten."""
+class CoreBase:
+    """What both cores (`Core`, `bounded.BoundedCore`) do the same way: sift the variable
+    groups, and count canonical stable situations (the bookkeeping and input bits,
+    `forget_bits`, forgotten)."""
 
     enc: Encoding
     forget_bits: list[str]
     visited: Node
+    progress: Progress
+    sifted: int                 # live nodes after the last sifting
+    sift_next: int              # live nodes at which to sift next (0: never)
 
     def run(self) -> object:
         raise NotImplementedError
+
+    def _sift(self) -> int:
+        """Collect the garbage, sift the variable groups once (CUDD group sifting over the
+        groups of `Encoding`); the live nodes after it. The next sifting waits until they
+        double."""
+        bdd = self.enc.bdd
+        len(bdd)                    # dd: counting the nodes collects the garbage first
+        bdd.reorder()
+        n = self.enc.nodes()
+        self.progress.siftings += 1
+        self.sifted = n
+        self.sift_next = max(2 * n, self.sift_next)
+        return n
 
     def stable_count_of(self, canonical: Node) -> int:
         return self.enc.count(canonical, len(self.enc.all_cur) - len(self.forget_bits))
@@ -162,7 +179,7 @@ class StableCounts:
         return self.stable_count_of(self.visited)
 
 
-class Core(StableCounts):
+class Core(CoreBase):
     """The reachable sets of one system, without the resolution counter (module
     docstring). `run` computes the exact sets; `reached(k)` and `frontier(k)` the macro
     layers on demand."""
@@ -235,18 +252,6 @@ class Core(StableCounts):
             self.progress.reason = f"node budget {self.node_budget:,} exceeded ({n:,} live)"
             return False
         return True
-
-    def _sift(self) -> int:
-        """Collect the garbage, sift the variable groups once; the live nodes after it. The
-        next sifting waits until they double."""
-        bdd = self.enc.bdd
-        len(bdd)                    # dd: counting the nodes collects the garbage first
-        bdd.reorder()               # CUDD group sifting (the groups of `Encoding`)
-        n = self.enc.nodes()
-        self.progress.siftings += 1
-        self.sifted = n
-        self.sift_next = max(2 * n, self.sift_next)
-        return n
 
     # ------------------------------------------------------------------ the fixpoints
     def resolve(self, start: Node, known: Node) -> Node | None:

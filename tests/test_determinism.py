@@ -1,7 +1,7 @@
 """No verdict, trace or report depends on how fast or how loaded the machine is (issue #19):
 the JSON of a check is byte-identical with one process, two worker processes, and two
 workers beside two processes that keep both cores busy. On Noctvale and Eldfall (the real
-spec/eldfall.yaml: two reading variants of 41.7 and 58 million situations, 1.5 to 2.5
+spec/eldfall.yaml: four reading variants of 284 to 410 million situations, 3.5 to 5
 minutes a check), which the exact reachability core answers (its budget is a count of
 decision-diagram nodes; the Z3 queries around it, certificates included, are budgeted in
 resource units, `--rlimit`).

@@ -43,7 +43,11 @@ def test_the_planted_ambiguity_names_the_sentence_each_reading_and_the_witness()
     found = [f for f in result.findings if f.kind == "ambiguity"]
     assert len(found) == 1 and not found[0].resolved
     f = found[0]
-    assert "A model may take a Rest to remove all Dazed markers." in f.message
+    # the element's two sentences, named as two sentences, then the question
+    assert f.message.startswith(
+        'the sentences "A model may take a Rest to remove all Dazed markers." and '
+        '"A model may take a Rest to remove one Wound marker." can be read 2 ways, and '
+        "property 'rest-clears-daze' depends on which: ")
     assert f"'{REST}': holds" in f.message and f"'{CHOSEN}': broken" in f.message
     assert f.detail == ((f"reading '{REST}'", "holds"), (f"reading '{CHOSEN}'", "broken"))
     # the witness is replayed under the reading where the promise breaks, not the base

@@ -158,7 +158,11 @@ def _label(ruleset: Ruleset, choice: Choice, elements: set[str]) -> str:
 def _sentence(ruleset: Ruleset, elements: set[str]) -> str:
     quotes = [q for e in sorted(elements) if e in ruleset.elements
               for q in ruleset.elements[e].quotes]
-    text = " ".join(f'"{q}"' for q in quotes) or ", ".join(sorted(elements))
+    shown = [f'"{q}"' for q in dict.fromkeys(quotes)]
+    if not shown:
+        return ", ".join(sorted(elements))
+    text = shown[0] if len(shown) == 1 else \
+        "the sentences " + ", ".join(shown[:-1]) + " and " + shown[-1]
     return text if len(text) <= 300 else text[:297] + "..."
 
 

@@ -201,6 +201,12 @@ class Permission:
     when: LExpr
     overrides: tuple[str, ...] = ()   # constraint sources this permission overrides
     model: str | None = None
+    # what is granted, one group per item of `grants` ("may use Crawl" is every crawl
+    # option, whichever way it moves); empty = each option on its own
+    groups: tuple[tuple[str, ...], ...] = ()
+
+    def granted(self) -> tuple[tuple[str, ...], ...]:
+        return self.groups or tuple((o,) for o in self.options)
 
 
 @dataclass(frozen=True)

@@ -168,6 +168,52 @@ constraints:
     assert found == {("permission-conflict", True, ("may-reveal",))}
 
 
+CRAWL = """
+states: {Downed: {}, Fear: {}, LastChance: {}}
+events:
+  - {id: downed, do: [enter Downed]}
+  - {id: fear, do: [enter Fear]}
+  - {id: last-chance, do: [enter LastChance]}
+decisions:
+  action:
+    slots: [first, second]
+    options:
+      - {crawl_away: {kind: crawl, direction: away}}
+      - {crawl_closer: {kind: crawl, direction: closer}}
+      - recover
+      - nothing
+may:
+  - {id: downed-may-crawl-or-recover, when: Downed, grants: {action: [{kind: crawl}, recover]}}
+constraints:
+  - {id: fear-no-closer, when: Fear, forbid: {direction: closer}}
+  - {id: only-recover, when: LastChance, only: {action: [recover]}}
+"""
+
+
+def test_a_grant_by_attribute_meets_only_a_prohibition_of_all_its_options(
+        tmp_path: Path) -> None:
+    """"May use Crawl" is every crawl option: Fear forbidding one way to crawl leaves the
+    grant usable (no finding); "only Recover" forbids every crawl (a finding, on each
+    slot, reported once per pair)."""
+    ruleset = spec(tmp_path, CRAWL)
+    (first, _) = ruleset.system.permissions
+    assert first.granted() == (("crawl_away", "crawl_closer"), ("recover",))
+    found = {(f.kind, f.rules) for f in find_conflicts(ruleset, Options(timeout_ms=10_000))}
+    assert found == {("permission-conflict", ("downed-may-crawl-or-recover", "only-recover"))}
+    # the same spec granting the options one by one: Fear now meets the grant of crawl_closer
+    one_by_one = spec(tmp_path, CRAWL.replace("[{kind: crawl}, recover]",
+                                              "[crawl_away, crawl_closer, recover]"))
+    found = {(f.kind, f.rules) for f in find_conflicts(one_by_one, Options(timeout_ms=10_000))}
+    assert ("permission-conflict", ("downed-may-crawl-or-recover", "fear-no-closer")) in found
+
+
+def test_a_grant_by_an_attribute_no_option_declares_is_rp216(tmp_path: Path) -> None:
+    with pytest.raises(SpecError) as exc:
+        spec(tmp_path, CRAWL.replace("{kind: crawl}", "{knd: crawl}"))
+    (d,) = exc.value.diagnostics
+    assert d.code == "RP216" and "kind" in (d.fix or "")
+
+
 SLOTS = """
 meta:
   - {id: no-stacking, stacking: none}

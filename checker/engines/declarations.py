@@ -23,9 +23,10 @@ reachability core, with its Z3 and explicit fallbacks), its witness replayed:
   State (the game has not ended).
 - `unusable-permission`: a `may:` applies in some reachable situation but in none of them
   do the constraints in force permit any option it grants.
-- `permission-conflict`: a `may:` applies while a constraint in force forbids an option it
-  grants; resolved by an `overrides` between the two or by `meta: resolves:
-  prohibition-beats-permission`.
+- `permission-conflict`: a `may:` applies while a constraint in force forbids something it
+  grants (an option, or every option of a grant by attribute: "may use Crawl" meets a
+  prohibition only where no crawl option is left, not where crawling closer is); resolved
+  by an `overrides` between the two or by `meta: resolves: prohibition-beats-permission`.
 Inputs (the rolled dice) are part of a situation, as for the conflict scan: an obligation
 read on "that Activation's roll" meets the declarations made with the same roll.
 """
@@ -300,7 +301,9 @@ def _permission(ruleset: Ruleset, reacher: Reacher, p: Permission, scan: Scan) -
     for c in system.constraints:
         if c.decision != p.decision or c.model != p.model or c.kind == "some":
             continue
-        if not any((o in c.options) == (c.kind == "forbid") for o in p.options):
+        banned = [o for g in p.granted()
+                  if all((o in c.options) == (c.kind == "forbid") for o in g) for o in g]
+        if not banned:   # some option of every grant stays permitted by `c`
             continue
         clash = conj(p.when, effective_expr(c, system.constraints))
         w = _ask(reacher, clash, "permission-conflict", (p.source, c.source), scan)
@@ -313,7 +316,6 @@ def _permission(ruleset: Ruleset, reacher: Reacher, p: Permission, scan: Scan) -
             resolvers.append(c.source)
         if not resolvers and "prohibition-beats-permission" in system.meta:
             resolvers.append(meta_id(ruleset, "prohibition-beats-permission"))
-        banned = [o for o in p.options if (o in c.options) == (c.kind == "forbid")]
         message = (f"{_where(system, w, [p.when, c.when], p.model)}: the text grants "
                    f"{p.decision} {', '.join(banned)} ({p.source!r}) while {c.source!r} "
                    f"forbids it" + (f"; resolved by {', '.join(resolvers)}" if resolvers

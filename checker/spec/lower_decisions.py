@@ -9,9 +9,12 @@ decision-point engine (`checker.engines.declarations`).
 
 from __future__ import annotations
 
+from typing import Any
+
 from checker.ir import Constraint, Permission, Transition, allowed_expr, conj
 from checker.spec.lower_ctx import Ctx
 from checker.spec.lower_expr import check_overrides, did_you_mean, lower_bool
+from checker.spec.lower_rules import options_with
 
 
 def lower_permissions(ctx: Ctx) -> list[Permission]:
@@ -25,15 +28,43 @@ def lower_permissions(ctx: Ctx) -> list[Permission]:
         for m in ctx.per_model():
             when = lower_bool(ctx, pd.when, m, ("may", i, "when"))
             for key, opts in pd.grants.items():
-                options = (opts,) if isinstance(opts, str) else tuple(opts)
+                items: list[str | dict[str, Any]] = [opts] if isinstance(opts, str) else [*opts]
                 path = ("may", i, "grants", key)
-                # a slotted decision's own name grants on each of its slots
-                for dim in ctx.slots.get(key, [key]):
-                    if not _known(ctx, dim, options, path):
-                        continue
+                # a slotted decision's own name grants on each of its slots (the slots
+                # share their options and attributes: resolved once, errors said once)
+                dims = ctx.slots.get(key, [key])
+                groups = _groups(ctx, dims[0], items, path)
+                if groups is None:
+                    continue
+                for dim in dims:
+                    options = tuple(dict.fromkeys(o for g in groups for o in g))
                     out.append(Permission(f"{ctx.instance(pd.id, m)}/{dim}", pd.id, dim,
-                                          options, when, tuple(pd.overrides), m))
+                                          options, when, tuple(pd.overrides), m,
+                                          groups if any(len(g) != 1 for g in groups) else ()))
     return out
+
+
+def _groups(ctx: Ctx, dim: str, items: list[str | dict[str, Any]],
+            path: tuple[str | int, ...]) -> tuple[tuple[str, ...], ...] | None:
+    """The grants of one decision: a plain option is granted on its own, an attribute
+    mapping (`{kind: crawl}`) grants the options whose attributes have every value given
+    (a list of values matches any of them), as one grant. None after an error."""
+    plain = tuple(o for o in items if isinstance(o, str))
+    if not _known(ctx, dim, plain, path):
+        return None
+    groups: list[tuple[str, ...]] = []
+    for item in items:
+        if isinstance(item, str):
+            groups.append((item,))
+            continue
+        chosen = options_with(ctx, dim, item, path)
+        if chosen is None:
+            return None
+        if not chosen:
+            ctx.err("RP215", f"no option of decision {dim!r} has {item!r}", path)
+            return None
+        groups.append(chosen)
+    return tuple(groups)
 
 
 def lower_declares(ctx: Ctx, events: list[Transition], constraints: list[Constraint],

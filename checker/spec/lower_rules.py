@@ -251,17 +251,8 @@ def _at_least_one(ctx: Ctx, key: str, value: Any,
     first = slots[0]
     options: tuple[str, ...]
     if isinstance(value, dict):
-        declared = sorted({a for at in ctx.attrs[first].values() for a in at})
-        for attr in value:
-            if attr not in declared:
-                ctx.err("RP216", f"no option of decision {key!r} declares the attribute "
-                        f"{attr!r}", path, did_you_mean(attr, declared))
-                return None
-        wanted = {a: {_scalar(v) for v in (vs if isinstance(vs, list) else [vs])}
-                  for a, vs in value.items()}
-        options = tuple(o for o in ctx.options[first]
-                        if all(ctx.attrs[first][o].get(a) in ws for a, ws in wanted.items()))
-        return slots, options
+        got = options_with(ctx, first, value, path, key)
+        return None if got is None else (slots, got)
     options = (value,) if isinstance(value, str) else tuple(value)
     for o in options:
         if o not in ctx.options[first]:
@@ -299,7 +290,7 @@ def _restricted(ctx: Ctx, kind: str, key: str, value: Any,
         ctx.err("RP203", f"unknown decision {key!r}", path,
                 did_you_mean(key, list(ctx.options)))
         return []
-    wanted = {_scalar(v) for v in (value if isinstance(value, list) else [value])}
+    wanted = {scalar(v) for v in (value if isinstance(value, list) else [value])}
     out = []
     for dim, by_option in ctx.attrs.items():
         if any(key in at for at in by_option.values()):
@@ -308,7 +299,24 @@ def _restricted(ctx: Ctx, kind: str, key: str, value: Any,
     return out
 
 
-def _scalar(value: Any) -> str:
+def options_with(ctx: Ctx, dim: str, wanted: dict[str, Any], path: PathKey,
+                 name: str | None = None) -> tuple[str, ...] | None:
+    """The options of decision `dim` whose attributes have every value of `wanted` (a list
+    of values matches any of them); RP216 (None) for an attribute no option declares."""
+    attrs = ctx.attrs.get(dim, {})
+    declared = sorted({a for at in attrs.values() for a in at})
+    for attr in wanted:
+        if attr not in declared:
+            ctx.err("RP216", f"no option of decision {name or dim!r} declares the attribute "
+                    f"{attr!r}", path, did_you_mean(attr, declared))
+            return None
+    values = {a: {scalar(v) for v in (vs if isinstance(vs, list) else [vs])}
+              for a, vs in wanted.items()}
+    return tuple(o for o in ctx.options[dim]
+                 if all(attrs[o].get(a) in ws for a, ws in values.items()))
+
+
+def scalar(value: Any) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 

@@ -170,11 +170,12 @@ class DecisionDecl(_Strict):
 
 
 class PermissionDecl(_Strict):
-    """`may:` what the text grants: the options of `grants` while `when` holds."""
+    """`may:` what the text grants: the options of `grants` while `when` holds. An item
+    may be an attribute mapping (`{kind: crawl}`): one grant of every option it selects."""
 
     id: str
     when: str = "true"
-    grants: dict[str, list[str] | str]
+    grants: dict[str, list[str | dict[str, Any]] | str]
     overrides: list[str] = []
     cite: Cite | None = None
     readings: list[ConstraintReading] = []

@@ -64,6 +64,7 @@ from checker.ir import (
     disj,
     lvars,
     neg,
+    order_values,
     post_state,
     stat_values,
     substitute,
@@ -329,13 +330,17 @@ def _modifiers(system: System, a: str, b: str) -> _Diff:
                 return _keyed(system, a, b, fallback, "stat")
             ma = [x for x in every if x.source == a]
             mb = [x for x in every if x.source == b]
+            # one pass over every subset of the stat's modifiers (checker.ir.order_values);
+            # by `a` a subset's value leaves out `b`'s modifiers, by `b` `a`'s
+            table = order_values(stats[key], every)
+            bit_a = sum(1 << i for i, x in enumerate(every) if x.source == a)
+            bit_b = sum(1 << i for i, x in enumerate(every) if x.source == b)
             for r in range(len(every) + 1):
-                for active in itertools.combinations(every, r):
-                    va = stat_values(stats[key], [x for x in active if x not in mb])
-                    vb = stat_values(stats[key], [x for x in active if x not in ma])
-                    if va != vb:
-                        parts.append(conj(*(x.when if x in active else neg(x.when)
-                                            for x in every)))
+                for chosen in itertools.combinations(range(len(every)), r):
+                    mask = sum(1 << i for i in chosen)
+                    if table[mask & ~bit_b].keys() != table[mask & ~bit_a].keys():
+                        parts.append(conj(*(x.when if mask >> i & 1 else neg(x.when)
+                                            for i, x in enumerate(every))))
             cells.append((m, stats[key], every, ma, mb))
 
     def explain(env: Env) -> list[str]:

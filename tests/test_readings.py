@@ -269,6 +269,68 @@ def test_a_finding_only_one_reading_has_is_an_ambiguity(tmp_path: Path) -> None:
     result = check_ruleset(load_ruleset(_write(tmp_path, spec)), OPTIONS).result
     dead = [f for f in result.findings if f.kind == "dead-rule"]
     assert len(dead) == 1 and "(under the reading 'it wounds')" in dead[0].message
-    (f,) = [f for f in result.findings if f.kind == "ambiguity" and "dead-rule" in f.message]
-    assert f.rules == ("daze", "dazed-bleeds")
-    assert f.detail == (("reading 'it dazes'", "not found"), ("reading 'it wounds'", "found"))
+    # one sentence, two findings that depend on it (the rule is dead and Dazed unreachable
+    # under 'it wounds'): one ambiguity finding names the sentence and lists both
+    (f,) = [f for f in result.findings if f.kind == "ambiguity" and "dead-rule" in f.detail[1][1]]
+    assert f.rules == ("daze",)
+    assert "can be read 2 ways, and 2 findings depend on which" in f.message
+    assert f.detail == (
+        ("reading 'it dazes'", "not: dead-rule (dazed-bleeds); unreachable-state (states:Dazed)"),
+        ("reading 'it wounds'", "dead-rule (dazed-bleeds); unreachable-state (states:Dazed)"))
+
+
+FRENZY = """
+meta:
+  - {id: no-stacking, stacking: none}
+states: {Frenzied: {}, Stunned: {}, Blinded: {}}
+events:
+  - {id: frenzy, do: [enter Frenzied]}
+  - {id: stun, do: [enter Stunned]}
+  - {id: blind, do: [enter Blinded]}
+decisions:
+  action:
+    slots: [first, second]
+    options: [attack, move, nothing]
+constraints:
+  - id: frenzy-attacks
+    cite: "A Frightened fighter must spend at least 1 action moving directly away from the source."
+    readings:
+      - {label: "every action attacks", when: Frenzied, only: {action: [attack]}}
+      - {label: "one action attacks", when: Frenzied, at_least_one: {action: [attack]}}
+  - {id: stunned-cannot-act, when: Stunned, forbid: {action: [attack, move]}}
+  - {id: blinded-cannot-attack, when: Blinded, forbid: {action: [attack]}}
+"""
+
+
+def test_one_ambiguity_per_sentence_lists_every_finding_that_depends_on_it(
+        tmp_path: Path) -> None:
+    """Read as "every action attacks", Frenzy leaves a Stunned or Blinded fighter no legal
+    action (2 no-legal-action); read as "one action attacks", the attack it obliges is
+    forbidden (2 forbidden-obligation). The 4 findings are each reported under their
+    reading, and the one sentence gets one ambiguity finding, not 4."""
+    from strategies import corpus_spec
+    result = check_ruleset(corpus_spec(tmp_path, FRENZY), OPTIONS).result
+    pairs = [("blinded-cannot-attack", "frenzy-attacks"), ("frenzy-attacks", "stunned-cannot-act")]
+    got = {(f.kind, f.rules) for f in result.findings
+           if f.kind not in ("ambiguity", "undefined-reference")}
+    assert got == {(k, r) for k in ("no-legal-action", "forbidden-obligation") for r in pairs}
+    for f in result.findings:
+        if f.kind == "no-legal-action":
+            assert f.message.endswith("(under the reading 'every action attacks')")
+        if f.kind == "forbidden-obligation":
+            assert f.message.endswith("(under the reading 'one action attacks')")
+    (amb,) = [f for f in result.findings if f.kind == "ambiguity"]
+    assert amb.rules == ("frenzy-attacks",)
+    assert "can be read 2 ways, and 4 findings depend on which" in amb.message
+    assert amb.detail == (
+        ("reading 'every action attacks'",
+         "no-legal-action (blinded-cannot-attack vs frenzy-attacks); "
+         "no-legal-action (frenzy-attacks vs stunned-cannot-act) · "
+         "not: forbidden-obligation (blinded-cannot-attack vs frenzy-attacks); "
+         "forbidden-obligation (frenzy-attacks vs stunned-cannot-act)"),
+        ("reading 'one action attacks'",
+         "forbidden-obligation (blinded-cannot-attack vs frenzy-attacks); "
+         "forbidden-obligation (frenzy-attacks vs stunned-cannot-act) · "
+         "not: no-legal-action (blinded-cannot-attack vs frenzy-attacks); "
+         "no-legal-action (frenzy-attacks vs stunned-cannot-act)"))
+    assert amb.trace is not None and amb.trace.replayed

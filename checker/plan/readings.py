@@ -224,6 +224,9 @@ def _key(f: Finding) -> tuple[str, tuple[str, ...], tuple[str, ...], bool]:
 
 def _merge_findings(ruleset: Ruleset, runs: list[tuple[Choice, RulesetResult]]
                     ) -> list[Finding]:
+    """Every finding of every run, once; one that only some readings have is reported as it
+    is under such a reading, and each ambiguous sentence (the elements responsible) gets one
+    `ambiguity` finding listing the findings that depend on it."""
     base_choice = runs[0][0]
     where: dict[tuple[str, tuple[str, ...], tuple[str, ...], bool],
                 list[tuple[Choice, Finding]]] = {}
@@ -231,6 +234,7 @@ def _merge_findings(ruleset: Ruleset, runs: list[tuple[Choice, RulesetResult]]
         for f in result.findings:
             where.setdefault(_key(f), []).append((choice, f))
     out: list[Finding] = []
+    depends: dict[frozenset[str], list[tuple[set[Choice], Finding]]] = {}
     for present in where.values():
         first = present[0][1]
         if len(present) == len(runs):
@@ -242,16 +246,50 @@ def _merge_findings(ruleset: Ruleset, runs: list[tuple[Choice, RulesetResult]]
         choice, shown = next(((c, f) for c, f in present if c != base_choice), present[0])
         label = _label(ruleset, choice, elements)
         out.append(replace(shown, message=f"{shown.message} (under the reading {label})"))
+        depends.setdefault(frozenset(elements), []).append((have, shown))
+    for group, found in depends.items():
+        out.append(_ambiguity(ruleset, runs, set(group), found))
+    return out
+
+
+def _ambiguity(ruleset: Ruleset, runs: list[tuple[Choice, RulesetResult]],
+               elements: set[str], found: list[tuple[set[Choice], Finding]]) -> Finding:
+    """The `ambiguity` finding of one sentence (`elements`) and the findings that only some
+    of its readings have: with one such finding, it names that finding's rules and says
+    whether each reading has it; with several, it names the sentence's elements and lists,
+    per reading, the findings it has and those it has not."""
+    base_choice = runs[0][0]
+    readings = [c for c, _ in runs if _differs(base_choice, c) <= elements]
+    sentence = _sentence(ruleset, elements)
+    if len(found) == 1:
+        ((have, shown),) = found
         detail = tuple((f"reading {_label(ruleset, c, elements)}",
-                        "found" if c in have else "not found") for c, _ in runs
-                       if _differs(base_choice, c) <= elements)
-        out.append(Finding(
+                        "found" if c in have else "not found") for c in readings)
+        return Finding(
             "ambiguity", tuple(sorted(elements | set(shown.rules))), shown.states,
-            f"{_sentence(ruleset, elements)} can be read {len(detail)} ways, and the "
+            f"{sentence} can be read {len(detail)} ways, and the "
             f"{shown.kind} finding ({shown.message}) depends on which: "
             + "; ".join(f"{a}: {b}" for a, b in detail),
-            trace=shown.trace, detail=detail))
-    return out
+            trace=shown.trace, detail=detail)
+    found = sorted(found, key=lambda hf: (hf[1].kind, hf[1].rules))
+
+    def name(f: Finding) -> str:
+        return f"{f.kind} ({' vs '.join(f.rules)})"
+
+    rows, counts = [], []
+    for c in readings:
+        has = [name(f) for have, f in found if c in have]
+        lacks = [name(f) for have, f in found if c not in have]
+        label = f"reading {_label(ruleset, c, elements)}"
+        counts.append(f"{label} has {len(has)} of them")
+        rows.append((label, "; ".join(has) + (" · " if has and lacks else "")
+                     + ("not: " + "; ".join(lacks) if lacks else "")))
+    states = tuple(sorted({s for _, f in found for s in f.states}))
+    return Finding(
+        "ambiguity", tuple(sorted(elements)), states,
+        f"{sentence} can be read {len(rows)} ways, and {len(found)} findings depend on which: "
+        + "; ".join(counts) + " (each finding is reported under the reading that has it)",
+        trace=found[0][1].trace, detail=tuple(rows))
 
 
 def _reading_notes(ruleset: Ruleset, r: Reading) -> list[Finding]:

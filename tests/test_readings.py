@@ -334,3 +334,33 @@ def test_one_ambiguity_per_sentence_lists_every_finding_that_depends_on_it(
          "not: no-legal-action (blinded-cannot-attack vs frenzy-attacks); "
          "no-legal-action (frenzy-attacks vs stunned-cannot-act)"))
     assert amb.trace is not None and amb.trace.replayed
+
+
+def test_a_reading_of_what_is_declared_only_is_checked_on_its_twins_properties(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Frenzy's two readings change only what the constraints permit and oblige, not what
+    can happen: the variant is a twin of the base (same transitions and properties, one
+    reachability core), so its properties, scope re-check and order scans are the base's
+    and only its conflict and restatement scans run; the findings are those of checking it
+    in full (the test above). A reading of an event is never a twin."""
+    from strategies import corpus_spec
+
+    from checker.plan import tasks
+    ruleset = corpus_spec(tmp_path, FRENZY)
+    units = [u for _, u in tasks.reading_units(ruleset)]
+    assert tasks.twin_units(units) == {1: 0}
+    assert units[1].system.events is units[0].system.events
+    assert units[1].system.constraints != units[0].system.constraints
+    calls: list[str] = []
+    real = tasks.check_properties
+
+    def counted(system, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(system.ruleset)
+        return real(system, *args, **kwargs)
+    monkeypatch.setattr(tasks, "check_properties", counted)
+    result = check_ruleset(ruleset, OPTIONS).result
+    assert len(calls) == 1
+    kinds = sorted(f.kind for f in result.findings if f.kind != "undefined-reference")
+    assert kinds == ["ambiguity", *["forbidden-obligation"] * 2, *["no-legal-action"] * 2]
+    rest = load_ruleset(CORPUS / "ambiguity.yaml")
+    assert tasks.twin_units([u for _, u in tasks.reading_units(rest)]) == {}

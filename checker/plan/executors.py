@@ -32,10 +32,12 @@ from checker.plan.shards import in_shard, joined, run_scan, scan_items, shard_sy
 from checker.plan.tasks import (
     assemble,
     decide_property,
+    is_twin_scan,
     merged_readings,
     reading_units,
     ruleset_cache,
     shared_search,
+    twin_units,
 )
 from checker.plan.widen import scope_recheck
 from checker.results import Finding, PropertyResult, RulesetResult
@@ -76,7 +78,7 @@ class _Pending:
     """What one ruleset still waits for."""
 
     def __init__(self, ruleset: Ruleset, system: System, options: Options,
-                 proofs: ProofStore | None) -> None:
+                 proofs: ProofStore | None, twin: int | None = None) -> None:
 
         self.ruleset = ruleset
         self.system = system
@@ -89,6 +91,11 @@ class _Pending:
         self.decided = 0
         # the search, then each task, then the scope re-check
         self.left = 1 + len(self.props) + len(self.todo) + 1
+        self.twin = twin   # a twin unit (`twin_units`) runs only the scans of constraints
+        if twin is not None:
+            self.props = []
+            self.todo = [s for s in self.todo if not is_twin_scan(s)]
+            self.left = len(self.todo)
 
 
 def check_parallel(rulesets: list[Ruleset], options: Options,
@@ -116,6 +123,9 @@ def check_parallel(rulesets: list[Ruleset], options: Options,
         origin[r] = (ids, store)
     if not pending:
         return [done[r] for r in range(len(rulesets))]
+    twins = twin_units(units)
+    for u, twin in twins.items():
+        pending[u] = _Pending(units[u], pending[u].system, options, pending[u].proofs, twin)
 
     _RULESETS[:] = units
     _SYSTEMS[:] = [pending[u].system for u in range(len(units))]
@@ -129,7 +139,8 @@ def check_parallel(rulesets: list[Ruleset], options: Options,
         tasks: dict[Future[Any], tuple[int, str, int]] = {}
         checked_units: dict[int, CheckedRuleset] = {}
         for r, p in pending.items():
-            tasks[pool.submit(_search, r, p.options, p.proofs)] = (r, "search", -1)
+            if p.twin is None:
+                tasks[pool.submit(_search, r, p.options, p.proofs)] = (r, "search", -1)
         for r, p in pending.items():
             for which in p.todo:
                 tasks[pool.submit(_scan, r, which, p.options, p.proofs)] = (r, which, -1)
@@ -162,10 +173,19 @@ def check_parallel(rulesets: list[Ruleset], options: Options,
                         props = [x for x in p.props if x is not None]
                         tasks[pool.submit(_widen, r, props, p.options,
                                           p.proofs)] = (r, "widen", -1)
-                    if p.left == 0:
+                    if p.left == 0 and p.twin is None:
                         props = [x for x in p.props if x is not None]
                         checked_units[r] = assemble(p.ruleset, props, joined(p.scans),
                                                     time.perf_counter() - began, p.scope)
+            for r, p in pending.items():      # a twin: its twin's properties and order scans
+                if p.twin is not None:
+                    tw = pending[p.twin]
+                    scans = {**{i: s for i, s in tw.scans.items() if is_twin_scan(i)},
+                             **p.scans}
+                    checked_units[r] = assemble(p.ruleset,
+                                                [x for x in tw.props if x is not None],
+                                                joined(scans), time.perf_counter() - began,
+                                                tw.scope)
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise

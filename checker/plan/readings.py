@@ -29,7 +29,7 @@ import itertools
 from collections.abc import Callable
 from dataclasses import replace
 
-from checker.ir import Choice, Reading, Ruleset, System, lvars
+from checker.ir import Choice, Reading, Ruleset, System, Transition, lvars
 from checker.results import (
     GATED_KINDS,
     REACHABLE_KINDS,
@@ -59,6 +59,7 @@ def variant_choices(ruleset: Ruleset) -> list[Choice]:
     for e in open_:
         for system in systems[e]:
             _touch(system, e, reads[e], writes[e])
+        _gated(systems[e], reads[e], writes[e])
     parent = {e: e for e in open_}
 
     def find(e: str) -> str:
@@ -108,6 +109,24 @@ def _touch(system: System, element: str, reads: set[str], writes: set[str]) -> N
             writes.add(f"property:{p.id}")
 
 
+def _gated(systems: list[System], reads: set[str], writes: set[str]) -> None:
+    """What an element changes beyond its own transitions: a transition whose guard is not
+    the same under each of its readings (an event whose declaration a constraint's reading
+    permits or forbids), or that only some readings have, reaches what that transition
+    writes, so the element writes that too. A reading that changes no guard (an
+    obligation, or an `only` that lists every option) adds nothing here."""
+    seen: dict[str, list[Transition]] = {}
+    for system in systems:
+        for t in (*system.events, *system.rules):
+            seen.setdefault(t.id, []).append(t)
+    for ts in seen.values():
+        if len(ts) == len(systems) and len({t.guard for t in ts}) == 1:
+            continue
+        for t in ts:
+            reads |= lvars(t.guard)
+            writes.update(a.var for a in t.effects if not a.var.startswith("_"))
+
+
 def _join_through_properties(ruleset: Ruleset, open_: list[str],
                              systems: dict[str, list[System]], writes: dict[str, set[str]],
                              join: Callable[[str, str], None]) -> None:
@@ -121,14 +140,20 @@ def _join_through_properties(ruleset: Ruleset, open_: list[str],
             if same is not None:
                 cone |= cone_vars(system, same)
         cone |= {f"property:{prop.id}"}
-        if prop.kind == "ruling":
-            cone |= {w for e in open_ for w in writes[e] if w.startswith("decision:")}
-        hit = [e for e in open_ if writes[e] & cone]
+        # an element hits the property when it writes in its cone, or when its readings
+        # give the property itself different formulas (a ruling reads the constraints in
+        # force on the decisions it rules on)
+        hit = [e for e in open_ if writes[e] & cone or _formulas(systems[e], prop.id) > 1]
         for other in hit[1:]:
             join(hit[0], other)
 
 
 # ============================================================================ merging
+
+def _formulas(systems: list[System], prop: str) -> int:
+    """How many different formulas property `prop` has over `systems`."""
+    return len({p.expr for x in systems for p in x.properties if p.id == prop})
+
 
 def _words(kind: str, status: Status) -> str:
     if kind in REACHABLE_KINDS:

@@ -46,23 +46,85 @@ def check_ruleset(ruleset: Ruleset, options: Options,
     if cached is not None:
         return cached
     start = time.perf_counter()
-    runs = [(choice, _check_fresh(unit, options, proofs, progress))
-            for choice, unit in reading_units(ruleset)]
+    units = reading_units(ruleset)
+    twins = twin_units([unit for _, unit in units])
+    last_use = {twins.get(u, u): u for u in range(len(units))}
+    parts: list[Parts] = []
+    runs = []
+    for u, (choice, unit) in enumerate(units):
+        t = twins.get(u)
+        parts.append(_fresh_parts(unit, options, proofs, progress,
+                                  None if t is None else parts[t]))
+        if last_use[twins.get(u, u)] == u:
+            # every query of this system and of its twins is answered
+            from checker.engines.reach import release_cores
+            release_cores(unit.system)
+        runs.append((choice, assemble(unit, parts[u].props, joined(parts[u].scans),
+                                      parts[u].seconds, parts[u].scope)))
     checked = merged_readings(ruleset, runs, time.perf_counter() - start)
     store(checked.result)
     return checked
 
 
+# the scans that read only the transitions, rules' order and stats: a twin unit (below)
+# takes them from its twin; the conflict and restatement scans read the constraints
+TRANSITION_SCANS = ("order", "ordering")
+
+
+def twin_units(units: list[Ruleset]) -> dict[int, int]:
+    """For each reading variant whose system is an earlier unit's but for its constraints,
+    facts and permissions (its readings change only what is declared, not what can happen
+    nor what a property says), that earlier unit: the twin's properties, scope re-check and
+    order scans are the same and are taken from it; only the conflict and restatement scans
+    are run again. `reading_units` lets twins share one reachability core."""
+    out: dict[int, int] = {}
+    bare = [_transitions_only(u.system) for u in units]
+    for i in range(1, len(units)):
+        t = next((j for j in range(i) if j not in out and bare[j] == bare[i]), None)
+        if t is not None:
+            out[i] = t
+    return out
+
+
+def _transitions_only(system: System) -> System:
+    return replace(system, constraints=(), facts=(), permissions=())
+
+
+def is_twin_scan(item: str) -> bool:
+    """`item` (one of `scan_items()`) is taken from a twin unit's results."""
+    return item.removeprefix("scan:").partition("#")[0] in TRANSITION_SCANS
+
+
+@dataclass
+class Parts:
+    """One unit's results before they are assembled."""
+
+    props: list[PropertyResult]
+    scans: dict[str, Scan]
+    scope: tuple[list[Finding], list[PropertyResult]]
+    seconds: float
+
+
 def reading_units(ruleset: Ruleset) -> list[tuple[Choice, Ruleset]]:
     """What a ruleset is checked as: itself under its base selection, and for a ruleset
-    with `readings:` each variant of them (`checker.plan.readings.variant_choices`), lowered.
+    with `readings:` each variant of them (`checker.plan.readings.variant_choices`), lowered;
+    a variant whose transitions are an earlier unit's shares them (the same objects, so one
+    reachability core serves both: `checker.engines.reach.shared_core`).
     The one-process path checks them in turn, the worker pool side by side
     (`checker.plan.executors`); `merged_readings` joins them either way."""
     units = [(ruleset.choice, ruleset)]
     if ruleset.readings:
         from checker.plan.readings import variant_choices
         from checker.spec.readings import lower_choice
-        units += [(choice, lower_choice(ruleset, choice)) for choice in variant_choices(ruleset)]
+        for choice in variant_choices(ruleset):
+            unit = lower_choice(ruleset, choice)
+            same = next((u for _, u in units if _transitions_only(u.system)
+                         == _transitions_only(unit.system)), None)
+            if same is not None:
+                unit = replace(unit, system=replace(unit.system, vars=same.system.vars,
+                                                    events=same.system.events,
+                                                    rules=same.system.rules))
+            units.append((choice, unit))
     return units
 
 
@@ -99,18 +161,22 @@ def ruleset_cache(ruleset: Ruleset, options: Options
     return found, proofs, lambda result: cache.put(key, ruleset_result_to(result))
 
 
-def _check_fresh(ruleset: Ruleset, options: Options, proofs: ProofStore | None,
-                 progress: Progress | None = None) -> CheckedRuleset:
+def _fresh_parts(ruleset: Ruleset, options: Options, proofs: ProofStore | None,
+                 progress: Progress | None = None, twin: Parts | None = None) -> Parts:
+    """One unit checked; a twin unit (`twin_units`) runs only the scans that read the
+    constraints and takes the rest from `twin`."""
     start = time.perf_counter()
     from checker.plan.widen import scope_recheck
+    items = [item for item in scan_items() if in_shard(ruleset.id, item, options)]
+    if twin is not None:
+        scans = {item: (twin.scans[item] if is_twin_scan(item) else
+                        run_scan(ruleset, item, options, proofs)) for item in items}
+        return Parts(twin.props, scans, twin.scope, time.perf_counter() - start)
     props = check_properties(shard_system(ruleset, options), options, proofs,
                              progress=_bind(progress, ruleset.id))
-    scans = {item: run_scan(ruleset, item, options, proofs) for item in scan_items()
-             if in_shard(ruleset.id, item, options)}
+    scans = {item: run_scan(ruleset, item, options, proofs) for item in items}
     scope = scope_recheck(ruleset, props, options, proofs)
-    from checker.engines.reach import release_cores
-    release_cores(ruleset.system)       # every query of this system is answered
-    return assemble(ruleset, props, joined(scans), time.perf_counter() - start, scope)
+    return Parts(props, scans, scope, time.perf_counter() - start)
 
 
 def assemble(ruleset: Ruleset, props: list[PropertyResult], scans: list[Scan],

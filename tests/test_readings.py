@@ -364,3 +364,52 @@ def test_a_reading_of_what_is_declared_only_is_checked_on_its_twins_properties(
     assert kinds == ["ambiguity", *["forbidden-obligation"] * 2, *["no-legal-action"] * 2]
     rest = load_ruleset(CORPUS / "ambiguity.yaml")
     assert tasks.twin_units([u for _, u in tasks.reading_units(rest)]) == {}
+
+
+GATED = """
+meta:
+  - {id: no-stacking, stacking: none}
+states: {Hidden: {}, Alarm: {}, Sneaking: {}, Quiet: {}}
+decisions: {act: [reveal, wait]}
+events:
+  - {id: hide, do: [enter Hidden]}
+  - {id: raise-alarm, do: [enter Alarm]}
+  - {id: reveal, when: Hidden, declares: {act: reveal}, do: [leave Hidden]}
+  - id: sneak
+    cite: "A model that slips into the shadows is Hidden."
+    readings:
+      - {label: "sneaking only", when: Hidden, do: [enter Sneaking]}
+      - {label: "sneaking quietly", when: Hidden, do: [enter Sneaking, enter Quiet]}
+constraints:
+  - id: alarm-reveal
+    cite: "A Hidden model may reveal itself at the start of its activation."
+    readings:
+      - {label: "cannot reveal", when: Alarm, forbid: {act: [reveal]}}
+      - {label: "must reveal", when: Alarm, must: {act: reveal}}
+"""
+
+
+def test_a_reading_that_gates_a_declaration_writes_what_the_declaring_event_writes(
+        tmp_path: Path) -> None:
+    """`alarm-reveal` reads Alarm and constrains `act`; under "cannot reveal" the event
+    `reveal` (which leaves Hidden) is disabled while the alarm is raised, so the reading
+    decides whether a model stays Hidden — which `sneak`'s readings read. The two elements
+    interact and are checked together (2 x 2 - 1 variants, not 1 + 1), and the constraint's
+    variants are not twins (a guard differs)."""
+    from strategies import corpus_spec
+
+    from checker.plan import tasks
+    ruleset = corpus_spec(tmp_path, GATED)
+    assert len(plan_readings.variant_choices(ruleset)) == 3
+    units = [u for _, u in tasks.reading_units(ruleset)]
+    assert tasks.twin_units(units) == {}
+    # read as "may reveal or wait" instead of "cannot reveal", no guard depends on the
+    # reading (a `must` leaves the declaration enabled): apart, and that variant is a twin
+    apart = corpus_spec(tmp_path, GATED.replace(
+        '{label: "cannot reveal", when: Alarm, forbid: {act: [reveal]}}',
+        '{label: "may reveal or wait", when: Alarm, only: {act: [reveal, wait]}}'), name="apart")
+    assert len(plan_readings.variant_choices(apart)) == 2
+    units = tasks.reading_units(apart)
+    twins = tasks.twin_units([u for _, u in units])
+    ((twin, of),) = twins.items()
+    assert of == 0 and dict(units[twin][0]) == {"alarm-reveal": 1, "sneak": 0}

@@ -474,6 +474,7 @@ class Reading:
     adopted: str = ""             # the adopted label ("" while open)
     adopt_note: str = ""          # what adopts it: the quote or the ruling note
     identical: tuple[tuple[str, str], ...] = ()   # pairs of labels that lower identically
+    read_with: tuple[str, ...] = ()   # elements whose same words are read as this one's
 
 
 Choice = tuple[tuple[str, int], ...]   # (element id, reading index), sorted by element

@@ -413,3 +413,58 @@ def test_a_reading_that_gates_a_declaration_writes_what_the_declaring_event_writ
     twins = tasks.twin_units([u for _, u in units])
     ((twin, of),) = twins.items()
     assert of == 0 and dict(units[twin][0]) == {"alarm-reveal": 1, "sneak": 0}
+
+
+# ============================================================================ read_with
+
+def _read_with(tmp_path: Path, **hurt: object) -> Path:
+    spec = _spec([["remove all Dazed"], ["remove 1 Dazed"]], [["add Wound"], ["add 2 Wound"]])
+    spec["events"][2]["readings"] = [{"label": "rest 0", "do": ["add Wound"]},
+                                     {"label": "rest 1", "do": ["add 2 Wound"]}]
+    spec["events"][2].update(hurt)
+    return _write(tmp_path, spec)
+
+
+def test_an_element_read_with_another_takes_its_reading_and_adds_no_variant(
+        tmp_path: Path) -> None:
+    # the two elements share a property (few-wounds reads Wound, rest-clears-daze Dazed,
+    # dazed-and-wounded both), so read apart they are checked in all 2 x 2 combinations
+    apart = load_ruleset(_read_with(tmp_path))
+    assert len(plan_readings.variant_choices(apart)) == 3
+    ruleset = load_ruleset(_read_with(tmp_path, read_with="rest"))
+    assert [(r.element, r.read_with) for r in ruleset.readings] == [("rest", ("hurt",))]
+    assert plan_readings.variant_choices(ruleset) == [(("rest", 1),)]
+
+    def effects(choice: tuple[tuple[str, int], ...]) -> dict[str, str]:
+        system = spec_readings.lower_choice(ruleset, choice).system
+        return {t.source: " ".join(str(a.value) for a in t.effects if not a.var.startswith("_"))
+                for t in system.events if t.source in ("rest", "hurt")}
+
+    # the same words are read the same way: under 'rest 0' the Rest removes all Dazed and
+    # the hurt adds 1 Wound, under 'rest 1' it removes 1 Dazed and the hurt adds 2
+    base, other = effects((("rest", 0),)), effects((("rest", 1),))
+    assert base["rest"] == "Const(value=0)" and "V(name='Wound'), Const(value=1)" in base["hurt"]
+    assert "sub" in other["rest"] and "V(name='Wound'), Const(value=2)" in other["hurt"]
+    # the ambiguity quotes both sentences
+    result = check_ruleset(ruleset, OPTIONS).result
+    (f,) = [f for f in result.findings if f.kind == "ambiguity"]
+    assert "A model may take a Rest to remove all Dazed markers." in f.message
+    assert "A model may take a Rest to remove one Wound marker." in f.message
+
+
+@pytest.mark.parametrize(("hurt", "message"), [
+    ({"read_with": "rets"}, "is read with 'rets', which is not an element with readings"),
+    ({"read_with": "hurt"}, "is read with 'hurt', which is not an element with readings"),
+    ({"read_with": "rest", "readings": [{"label": "rest 0", "do": ["add Wound"]},
+                                        {"label": "rest 2", "do": ["add 2 Wound"]}]},
+     "but its readings are labelled ['rest 0', 'rest 2'], not ['rest 0', 'rest 1']"),
+    ({"read_with": "rest", "adopt": {"label": "rest 0", "ruling": "FAQ"}},
+     "is read with 'rest' and adopts a reading of its own"),
+])
+def test_a_bad_read_with_is_rp219(tmp_path: Path, hurt: dict, message: str) -> None:  # type: ignore[type-arg]
+    from checker.errors import SpecError
+
+    with pytest.raises(SpecError) as exc:
+        load_ruleset(_read_with(tmp_path, **hurt))
+    assert [d.code for d in exc.value.diagnostics] == ["RP219"]
+    assert message in exc.value.diagnostics[0].message

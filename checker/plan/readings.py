@@ -48,6 +48,7 @@ def variant_choices(ruleset: Ruleset) -> list[Choice]:
     open_ = [r.element for r in ruleset.readings if not r.adopted]
     if not open_:
         return []
+    sources = {r.element: {r.element, *r.read_with} for r in ruleset.readings}
     indexes: dict[str, list[int]] = {e: [base[e]] for e in open_}
     systems: dict[str, list[System]] = {e: [ruleset.system] for e in open_}
     for choice, system in ruleset.variants:
@@ -58,7 +59,7 @@ def variant_choices(ruleset: Ruleset) -> list[Choice]:
     writes: dict[str, set[str]] = {e: set() for e in open_}
     for e in open_:
         for system in systems[e]:
-            _touch(system, e, reads[e], writes[e])
+            _touch(system, sources[e], reads[e], writes[e])
         _gated(systems[e], reads[e], writes[e])
     parent = {e: e for e in open_}
 
@@ -86,25 +87,27 @@ def variant_choices(ruleset: Ruleset) -> list[Choice]:
     return out
 
 
-def _touch(system: System, element: str, reads: set[str], writes: set[str]) -> None:
+def _touch(system: System, element: set[str], reads: set[str], writes: set[str]) -> None:
+    """What the elements `element` (one with readings and those read with it) read and
+    write in `system`."""
     for t in (*system.events, *system.rules):
-        if t.source == element:
+        if t.source in element:
             reads |= lvars(t.guard)
             for a in t.effects:
                 if not a.var.startswith("_"):
                     writes.add(a.var)
                 reads |= lvars(a.value)
     for c in system.constraints:
-        if c.source == element:
+        if c.source in element:
             reads |= lvars(c.when)
             writes.add(f"decision:{c.decision}")
             writes.update(f"decision:{s}" for s in c.slots)   # `at_least_one`: every slot
     for f in system.facts:
-        if f.source == element:
+        if f.source in element:
             reads |= lvars(f.when)
             writes.add(f"fact:{f.attribute}")
     for p in system.properties:
-        if p.source == element:
+        if p.source in element:
             reads |= lvars(p.expr)
             writes.add(f"property:{p.id}")
 
@@ -181,7 +184,8 @@ def _label(ruleset: Ruleset, choice: Choice, elements: set[str]) -> str:
 
 
 def _sentence(ruleset: Ruleset, elements: set[str]) -> str:
-    quotes = [q for e in sorted(elements) if e in ruleset.elements
+    also = {f for r in ruleset.readings if r.element in elements for f in r.read_with}
+    quotes = [q for e in [*sorted(elements), *sorted(also)] if e in ruleset.elements
               for q in ruleset.elements[e].quotes]
     shown = [f'"{q}"' for q in dict.fromkeys(quotes)]
     if not shown:

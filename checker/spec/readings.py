@@ -37,9 +37,11 @@ def lower_ruleset(tree: SpecTree, doc: SpecDoc) -> Ruleset:
     items = _reading_items(tree, doc, diags)
     if not items and not diags:
         return lower(tree, doc)                    # the common case: no readings at all
+    followers = _followers(tree, items, diags)
+    items = {key: item for key, item in items.items() if key not in followers}
     base = {key: _base_index(item) for key, item in items.items()}
     try:
-        ruleset = _lower(tree, doc, base)
+        ruleset = _lower(tree, doc, base, items, followers)
     except SpecError as exc:
         raise SpecError(diags + [d for d in exc.diagnostics if d not in diags]) from None
     singles: dict[Key, list[System | None]] = {}
@@ -50,7 +52,7 @@ def lower_ruleset(tree: SpecTree, doc: SpecDoc) -> Ruleset:
                 systems.append(ruleset.system)
                 continue
             try:
-                systems.append(_lower(tree, doc, {**base, key: j}).system)
+                systems.append(_lower(tree, doc, {**base, key: j}, items, followers).system)
             except SpecError as exc:
                 diags += [d for d in exc.diagnostics if d not in diags]
                 systems.append(None)
@@ -65,7 +67,9 @@ def lower_ruleset(tree: SpecTree, doc: SpecDoc) -> Ruleset:
                      for b in range(a + 1, len(labels)) if systems[a] == systems[b])
         adopted = item.adopt.label if item.adopt is not None else ""
         readings.append(Reading(item.id, key[0], labels, base[key], adopted,
-                                _adopt_note(item), same))
+                                _adopt_note(item), same,
+                                tuple(f.id for f, _ in followers.values()
+                                      if f.read_with == item.id)))
         if adopted:
             continue                               # only the adopted reading is checked
         seen = [ruleset.system]
@@ -94,10 +98,12 @@ def lower_doc(tree: SpecTree, doc: SpecDoc, choice: Choice) -> Ruleset:
     items = _reading_items(tree, doc, [])
     if not items:
         return lower(tree, doc)
+    followers = _followers(tree, items, [])
+    items = {key: item for key, item in items.items() if key not in followers}
     by_id = {item.id: key for key, item in items.items()}
     picked = {key: _base_index(item) for key, item in items.items()}
     picked.update({by_id[e]: j for e, j in choice})
-    return _lower(tree, doc, picked)
+    return _lower(tree, doc, picked, items, followers)
 
 
 def label_of(ruleset: Ruleset, element: str, index: int) -> str:
@@ -169,6 +175,47 @@ def _reading_items(tree: SpecTree, doc: SpecDoc, diags: list[Diagnostic]) -> dic
     return out
 
 
+def _followers(tree: SpecTree, items: dict[Key, Any], diags: list[Diagnostic]
+               ) -> dict[Key, tuple[Any, Key]]:
+    """The elements read with another (`read_with: ID`): the same words in another sentence,
+    read as that element's are. Each maps to (itself, the key of the element it is read
+    with); its readings must carry exactly that element's labels, and it adopts nothing of
+    its own (RP219)."""
+    by_id = {item.id: key for key, item in items.items()}
+    out: dict[Key, tuple[Any, Key]] = {}
+    for key, item in items.items():
+        if item.read_with is None:
+            continue
+        noun = key[0].rstrip("s")
+        path: PathKey = (*key, "read_with")
+        lead = by_id.get(item.read_with)
+        if lead is None or items[lead].read_with is not None or lead == key:
+            known = [i.id for k, i in items.items() if i.read_with is None]
+            hint = did_you_mean(item.read_with, known)
+            diags.append(Diagnostic(
+                "RP219", f"{noun} {item.id!r} is read with {item.read_with!r}, which is not "
+                "an element with readings of its own", tree.source_map.at(path),
+                hint or f"name one of {known}"))
+            continue
+        mine = sorted(str(r.label) for r in item.readings)
+        theirs = sorted(str(r.label) for r in items[lead].readings)
+        if mine != theirs:
+            diags.append(Diagnostic(
+                "RP219", f"{noun} {item.id!r} is read with {item.read_with!r}, but its "
+                f"readings are labelled {mine}, not {theirs}", tree.source_map.at(path),
+                "give it one reading per reading of the element it is read with, with the "
+                "same labels"))
+            continue
+        if item.adopt is not None:
+            diags.append(Diagnostic(
+                "RP219", f"{noun} {item.id!r} is read with {item.read_with!r} and adopts a "
+                "reading of its own", tree.source_map.at((*key, "adopt")),
+                f"adopt the reading on {item.read_with!r}: it decides both"))
+            continue
+        out[key] = (item, lead)
+    return out
+
+
 def _base_index(item: Any) -> int:
     if item.adopt is None:
         return 0
@@ -191,9 +238,16 @@ def _choice(items: dict[Key, Any], picked: dict[Key, int]) -> Choice:
 
 # ============================================================================ lowering
 
-def _lower(tree: SpecTree, doc: SpecDoc, picked: dict[Key, int]) -> Ruleset:
-    """`doc` with each element's reading `picked[key]` written into its formal fields, the
-    source map pointing those fields at the reading, lowered."""
+def _lower(tree: SpecTree, doc: SpecDoc, picked: dict[Key, int],
+           leaders: dict[Key, Any] | None = None,
+           followers: dict[Key, tuple[Any, Key]] | None = None) -> Ruleset:
+    """`doc` with each element's reading `picked[key]` written into its formal fields (an
+    element read with another takes the reading of the same label), the source map
+    pointing those fields at the reading, lowered."""
+    picked = dict(picked)
+    for at, (follower, lead) in (followers or {}).items():
+        label = (leaders or {})[lead].readings[picked[lead]].label
+        picked[at] = next(j for j, r in enumerate(follower.readings) if r.label == label)
     updates: dict[str, list[Any]] = {}
     where = dict(tree.source_map.locations)
     for (section, i), j in picked.items():

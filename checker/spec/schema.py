@@ -95,6 +95,9 @@ class EventDecl(_Strict):
     cite: Cite | None = None
     readings: list[EventReading] = []
     adopt: AdoptDecl | None = None
+    read_with: str | None = Field(
+        default=None, description="another element whose sentence uses the same words: this "
+        "one's readings have the same labels and are read as that element's are")
 
 
 class RuleReading(_Strict):
@@ -117,6 +120,9 @@ class RuleDecl(_Strict):
     cite: Cite | None = None
     readings: list[RuleReading] = []
     adopt: AdoptDecl | None = None
+    read_with: str | None = Field(
+        default=None, description="another element whose sentence uses the same words: this "
+        "one's readings have the same labels and are read as that element's are")
     title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
@@ -156,6 +162,9 @@ class ConstraintDecl(_Strict):
     cite: Cite | None = None
     readings: list[ConstraintReading] = []
     adopt: AdoptDecl | None = None
+    read_with: str | None = Field(
+        default=None, description="another element whose sentence uses the same words: this "
+        "one's readings have the same labels and are read as that element's are")
 
 
 OptionList = list[str | dict[str, dict[str, Scalar]]]   # options, `{name: {attr: value}}`
@@ -180,6 +189,9 @@ class PermissionDecl(_Strict):
     cite: Cite | None = None
     readings: list[ConstraintReading] = []
     adopt: AdoptDecl | None = None
+    read_with: str | None = Field(
+        default=None, description="another element whose sentence uses the same words: this "
+        "one's readings have the same labels and are read as that element's are")
 
 
 class FactReading(_Strict):
@@ -198,6 +210,9 @@ class FactDecl(_Strict):
     cite: Cite | None = None
     readings: list[FactReading] = []
     adopt: AdoptDecl | None = None
+    read_with: str | None = Field(
+        default=None, description="another element whose sentence uses the same words: this "
+        "one's readings have the same labels and are read as that element's are")
     title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
@@ -269,6 +284,9 @@ class PropertyDecl(_Strict):
     cite: Cite | None = None
     readings: list[PropertyReading] = []
     adopt: AdoptDecl | None = None
+    read_with: str | None = Field(
+        default=None, description="another element whose sentence uses the same words: this "
+        "one's readings have the same labels and are read as that element's are")
     title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
     @model_validator(mode="after")

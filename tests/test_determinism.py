@@ -1,10 +1,10 @@
 """No verdict, trace or report depends on how fast or how loaded the machine is (issue #19):
-the JSON of a check is byte-identical with one process, two worker processes, and two
-workers beside two processes that keep both cores busy. On Noctvale and Eldfall (the real
-spec/eldfall.yaml: four reading variants of 284 to 410 million situations, 3.5 to 5
-minutes a check), which the exact reachability core answers (its budget is a count of
-decision-diagram nodes; the Z3 queries around it, certificates included, are budgeted in
-resource units, `--rlimit`).
+the JSON of a check is byte-identical with one process and with two worker processes beside
+two processes that keep both cores busy. On Noctvale and Eldfall (the real
+spec/eldfall.yaml: ten reading variants, two of them twins, of 284 to 410 million
+situations, about 6.5 minutes a check with two workers), which the exact reachability core
+answers (its budget is a count of decision-diagram nodes; the Z3 queries around it,
+certificates included, are budgeted in resource units, `--rlimit`).
 Worker processes compute the core's macro layers lazily, each as deep as its own
 witnesses need, and CUDD sifts each manager on its own: no trace may depend on either."""
 
@@ -33,8 +33,10 @@ def _check(spec: str, out: Path, jobs: int) -> bytes:
                                   "spec/eldfall.yaml"])
 def test_the_same_json_with_one_or_two_workers_and_under_load(tmp_path: Path,
                                                              spec: str) -> None:
+    # one process, and two worker processes beside two processes that keep both cores
+    # busy (the pool's own path and the load at once: a separate unloaded two-worker run
+    # was dropped when Eldfall grew to 10 reading variants, 2026-12-05)
     one = _check(spec, tmp_path / "one.json", 1)
-    two = _check(spec, tmp_path / "two.json", 2)
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
     try:
         loaded = _check(spec, tmp_path / "loaded.json", 2)
@@ -42,5 +44,4 @@ def test_the_same_json_with_one_or_two_workers_and_under_load(tmp_path: Path,
         for p in busy:
             p.kill()
             p.wait()
-    assert one == two
     assert one == loaded

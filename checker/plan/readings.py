@@ -3,30 +3,30 @@ combinations are checked (`variant_choices`) and how their results become one re
 `ambiguity` findings (`merge_readings`).
 
 The scheme. The *base* selection takes, for every element with readings, its adopted
-reading, else its first. Elements interact when one writes what the other reads or writes
-(two constraints interact when they constrain the same decision, two facts when they set the
-same attribute), or when one property's cone of influence (`checker.graph.analyze.
-cone_vars`, on the base system and on each single-reading variant) meets what both write.
-Interacting elements form a group (the connected components). The variants checked are the
-base plus, for each group, every combination of its elements' readings with every other
-element at its base: the cost grows with the sum over the groups, not the product.
+reading, else its first. Two elements interact directly when one writes what the other
+reads or writes (two constraints interact when they constrain the same decision, two facts
+when they set the same attribute); directly interacting elements form a group (the
+connected components). An element *hits* a property when it writes in the property's cone
+of influence (`checker.graph.analyze.cone_vars`, on the base system and on each
+single-reading variant) or its readings give the property different formulas. The variants
+checked are the base plus every combination of readings of each group's elements, and of
+each property's hitting elements, with every other element at its base: the cost grows with
+the sum over these sets, not the product of all readings.
 
-Why it is sound for a property P whose cone meets one group G: the verdict of P depends only
-on the part of the system in P's cone (the slicing argument of `checker.graph.analyze._cone`),
-and an element outside G writes nothing in that cone, so the verdict of P under any full
-selection equals its verdict under the same selection on G and the base elsewhere — a
-variant that is checked. By construction every property's cone meets at most one group (the
-groups are merged through the properties). The cones are taken on the base and on the
-single-reading variants; a combination of two readings could in principle widen a cone
-further (not checked). The conflict and order scans are run on every variant too; a
-finding over the whole decision point can involve two groups, which are then only checked
-with each other at their base.
+Why it is sound for a property P: the verdict of P depends only on the part of the system in
+P's cone (the slicing argument of `checker.graph.analyze._cone`), and an element that does
+not hit P writes nothing in that cone, so the verdict of P under any full selection equals
+its verdict under the same selection on P's hitting elements and the base elsewhere — a
+variant that is checked. The cones are taken on the base and on the single-reading
+variants; a combination of two readings could in principle widen a cone further (not
+checked). The conflict and order scans are run on every variant too; a finding over the
+whole decision point can involve elements of two groups that hit no property together,
+which are then only checked with each other at their base.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 from dataclasses import replace
 
 from checker.ir import Choice, Reading, Ruleset, System, Transition, lvars
@@ -68,23 +68,24 @@ def variant_choices(ruleset: Ruleset) -> list[Choice]:
             e = parent[e]
         return e
 
-    def join(a: str, b: str) -> None:
-        parent[find(a)] = find(b)
-
     for a, b in itertools.combinations(open_, 2):
         if writes[a] & (reads[b] | writes[b]) or writes[b] & (reads[a] | writes[a]):
-            join(a, b)
-    _join_through_properties(ruleset, open_, systems, writes, join)
-    groups: dict[str, list[str]] = {}
+            parent[find(a)] = find(b)
+    direct: dict[str, list[str]] = {}
     for e in open_:
-        groups.setdefault(find(e), []).append(e)
+        direct.setdefault(find(e), []).append(e)
+    # the sets of elements whose readings are combined: each group of directly interacting
+    # elements (for the scans and for what one reads of the other), and each property's
+    # elements (those that write in its cone)
+    together = [*direct.values(), *_through_properties(ruleset, open_, systems, writes)]
     out: list[Choice] = []
-    for members in groups.values():
+    for members in together:
         for picked in itertools.product(*(indexes[e] for e in members)):
             chosen = {**base, **dict(zip(members, picked, strict=True))}
-            if any(chosen[e] != base[e] for e in members):
-                out.append(tuple(sorted(chosen.items())))
-    return out
+            key = tuple(sorted(chosen.items()))
+            if any(chosen[e] != base[e] for e in members) and key not in out:
+                out.append(key)
+    return sorted(out, key=lambda c: [j != base[e] for e, j in c][::-1] + [j for _, j in c])
 
 
 def _touch(system: System, element: set[str], reads: set[str], writes: set[str]) -> None:
@@ -130,12 +131,17 @@ def _gated(systems: list[System], reads: set[str], writes: set[str]) -> None:
             writes.update(a.var for a in t.effects if not a.var.startswith("_"))
 
 
-def _join_through_properties(ruleset: Ruleset, open_: list[str],
-                             systems: dict[str, list[System]], writes: dict[str, set[str]],
-                             join: Callable[[str, str], None]) -> None:
+def _through_properties(ruleset: Ruleset, open_: list[str],
+                        systems: dict[str, list[System]], writes: dict[str, set[str]]
+                        ) -> list[list[str]]:
+    """For each property, the elements that write in its cone of influence (taken on the
+    base and on every single-reading variant) or whose readings give the property itself
+    different formulas (a ruling reads the constraints in force on the decisions it rules
+    on), when there are two or more: their readings are combined."""
     from checker.graph.analyze import cone_vars
 
     every = [ruleset.system, *(s for e in open_ for s in systems[e][1:])]
+    out: list[list[str]] = []
     for prop in ruleset.system.properties:
         cone: set[str] = set()
         for system in every:
@@ -143,12 +149,10 @@ def _join_through_properties(ruleset: Ruleset, open_: list[str],
             if same is not None:
                 cone |= cone_vars(system, same)
         cone |= {f"property:{prop.id}"}
-        # an element hits the property when it writes in its cone, or when its readings
-        # give the property itself different formulas (a ruling reads the constraints in
-        # force on the decisions it rules on)
         hit = [e for e in open_ if writes[e] & cone or _formulas(systems[e], prop.id) > 1]
-        for other in hit[1:]:
-            join(hit[0], other)
+        if len(hit) > 1 and hit not in out:
+            out.append(hit)
+    return out
 
 
 # ============================================================================ merging

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -68,6 +68,13 @@ class VarDecl(_Strict):
 InputDomain = list[str] | Literal["bool"] | VarDecl
 
 
+# another element whose sentence uses the same words: this one's readings have the same
+# labels and are read as that element's are (docs/spec-language.md "Readings")
+ReadWith = Annotated[str | None, Field(description="another element whose sentence uses the "
+                                       "same words: this one's readings have the same labels "
+                                       "and are read as that element's are")]
+
+
 class AdoptDecl(_Strict):
     """Which reading resolves an ambiguous sentence, and what says so: a quote of the source
     text (`cite`: an FAQ, a designer's ruling, the text's own example) or a `ruling:` note."""
@@ -95,9 +102,7 @@ class EventDecl(_Strict):
     cite: Cite | None = None
     readings: list[EventReading] = []
     adopt: AdoptDecl | None = None
-    read_with: str | None = Field(
-        default=None, description="another element whose sentence uses the same words: this "
-        "one's readings have the same labels and are read as that element's are")
+    read_with: ReadWith = None
 
 
 class RuleReading(_Strict):
@@ -120,9 +125,7 @@ class RuleDecl(_Strict):
     cite: Cite | None = None
     readings: list[RuleReading] = []
     adopt: AdoptDecl | None = None
-    read_with: str | None = Field(
-        default=None, description="another element whose sentence uses the same words: this "
-        "one's readings have the same labels and are read as that element's are")
+    read_with: ReadWith = None
     title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
@@ -162,9 +165,7 @@ class ConstraintDecl(_Strict):
     cite: Cite | None = None
     readings: list[ConstraintReading] = []
     adopt: AdoptDecl | None = None
-    read_with: str | None = Field(
-        default=None, description="another element whose sentence uses the same words: this "
-        "one's readings have the same labels and are read as that element's are")
+    read_with: ReadWith = None
 
 
 OptionList = list[str | dict[str, dict[str, Scalar]]]   # options, `{name: {attr: value}}`
@@ -189,9 +190,7 @@ class PermissionDecl(_Strict):
     cite: Cite | None = None
     readings: list[ConstraintReading] = []
     adopt: AdoptDecl | None = None
-    read_with: str | None = Field(
-        default=None, description="another element whose sentence uses the same words: this "
-        "one's readings have the same labels and are read as that element's are")
+    read_with: ReadWith = None
 
 
 class FactReading(_Strict):
@@ -210,9 +209,7 @@ class FactDecl(_Strict):
     cite: Cite | None = None
     readings: list[FactReading] = []
     adopt: AdoptDecl | None = None
-    read_with: str | None = Field(
-        default=None, description="another element whose sentence uses the same words: this "
-        "one's readings have the same labels and are read as that element's are")
+    read_with: ReadWith = None
     title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
@@ -284,9 +281,7 @@ class PropertyDecl(_Strict):
     cite: Cite | None = None
     readings: list[PropertyReading] = []
     adopt: AdoptDecl | None = None
-    read_with: str | None = Field(
-        default=None, description="another element whose sentence uses the same words: this "
-        "one's readings have the same labels and are read as that element's are")
+    read_with: ReadWith = None
     title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
     @model_validator(mode="after")

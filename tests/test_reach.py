@@ -310,6 +310,38 @@ def test_a_long_session_keeps_only_the_newest_cores() -> None:
     assert api.cores_held() == api.SHARED_CORES
 
 
+def test_the_cores_computed_before_the_fork_are_all_kept_until_released() -> None:
+    """A check computes every unit's core before its workers fork (Eldfall's and Bushido's
+    reading variants: 13 for the bundled rulesets); evicting one there made each worker
+    compute it again. Pinned cores are never evicted; the newest unpinned ones still are."""
+    import dataclasses
+
+    from checker.engines.reach import api
+    from checker.spec.load import load_ruleset
+
+    system = load_ruleset(ROOT / "docs" / "example-mini.yaml").system
+
+    def copy() -> System:
+        return dataclasses.replace(system, vars=tuple(list(system.vars)))
+
+    for s in [copy() for _ in range(12)]:          # a previous session's loose cores
+        api.shared_core(s, 500_000)
+    pinned = [copy() for _ in range(api.SHARED_CORES + 4)]
+    cores = [api.shared_core(s, 500_000, pin=True) for s in pinned]
+    loose = [copy() for _ in range(api.SHARED_CORES + 3)]
+    for s in loose:
+        api.shared_core(s, 500_000)
+    assert api.cores_held() == len(pinned) + api.SHARED_CORES
+    # every pinned core is still the one computed first (the same object, not recomputed)
+    assert all(api.shared_core(s, 500_000) is c for s, c in zip(pinned, cores, strict=True))
+    for s in pinned:
+        api.release_cores(s)
+    assert api.cores_held() == api.SHARED_CORES
+    for s in loose:
+        api.release_cores(s)
+    assert api.cores_held() == 0
+
+
 # ------------------------------------------------------------------ the counter's bound
 
 LOOP = """\

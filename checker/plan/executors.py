@@ -130,7 +130,8 @@ def check_parallel(rulesets: list[Ruleset], options: Options,
     _RULESETS[:] = units
     _SYSTEMS[:] = [pending[u].system for u in range(len(units))]
     for u in pending:      # each system's reachability core, once, inherited by every worker
-        shared_core(units[u].system, options.node_budget)
+        shared_core(units[u].system, options.node_budget, pin=True)   # (none evicted before
+    #                        the fork: a worker would compute an evicted one again itself)
     began = time.perf_counter()
     total = sum(len(p.props) for p in pending.values())
     finished = 0

@@ -245,19 +245,25 @@ class Reach:
         return ReachResult(prop.id, status, trace2, start, events, k, "stepped")
 
 
-SHARED_CORES = 8          # cores kept per process (a run needs one per ruleset)
+SHARED_CORES = 8          # unpinned cores kept per process (a run needs one per ruleset)
 _SHARED: dict[tuple[int, int, int, int, str], tuple[System, Reach | None]] = {}
+_PINNED: set[tuple[int, int, int, int, str]] = set()
 
 
-def shared_core(system: System, node_budget: int, resolution: Resolution = "any"
-                ) -> Reach | None:
+def shared_core(system: System, node_budget: int, resolution: Resolution = "any",
+                pin: bool = False) -> Reach | None:
     """The one reachability core of `system` in this process, computed on first use: None
     when the system is too large for it (the node budget, a count, stopped the fixpoint)
     or uses what the core cannot encode. Systems that differ only in their properties (a
-    shard's, a cone's are not: they have other variables) share one core."""
+    shard's, a cone's are not: they have other variables) share one core. A pinned core
+    (the ones a check computes before its workers fork, which they all inherit) is kept
+    until `release_cores`, however many there are; of the others only the newest
+    `SHARED_CORES` are kept."""
     from .relation import Unsupported
 
     key = (id(system.vars), id(system.events), id(system.rules), node_budget, resolution)
+    if pin:
+        _PINNED.add(key)
     if key not in _SHARED:
         core: Reach | None = None
         if node_budget > 0:
@@ -268,8 +274,9 @@ def shared_core(system: System, node_budget: int, resolution: Resolution = "any"
             except Unsupported:
                 core = None
         _SHARED[key] = (system, core)     # the system is kept so that its id stays its own
-        while len(_SHARED) > SHARED_CORES:    # a long session (--watch, lsp) checks anew
-            del _SHARED[next(iter(_SHARED))]  # on every save: keep only the newest cores
+        loose = [k for k in _SHARED if k not in _PINNED]
+        for k in loose[:max(0, len(loose) - SHARED_CORES)]:   # a long session (--watch,
+            del _SHARED[k]          # lsp) checks anew on every save: keep the newest cores
     return _SHARED[key][1]
 
 
@@ -280,6 +287,7 @@ def release_cores(system: System) -> None:
     key = (id(system.vars), id(system.events), id(system.rules))
     for k in [k for k in _SHARED if k[:3] == key]:
         del _SHARED[k]
+    _PINNED.difference_update([k for k in _PINNED if k[:3] == key])
 
 
 def cores_held() -> int:

@@ -88,27 +88,27 @@ def variant_choices(ruleset: Ruleset) -> list[Choice]:
     return sorted(out, key=lambda c: [j != base[e] for e, j in c][::-1] + [j for _, j in c])
 
 
-def _touch(system: System, element: set[str], reads: set[str], writes: set[str]) -> None:
-    """What the elements `element` (one with readings and those read with it) read and
-    write in `system`."""
+def _touch(system: System, elements: set[str], reads: set[str], writes: set[str]) -> None:
+    """What `elements` (one with readings and those read with it) read and write in
+    `system`."""
     for t in (*system.events, *system.rules):
-        if t.source in element:
+        if t.source in elements:
             reads |= lvars(t.guard)
             for a in t.effects:
                 if not a.var.startswith("_"):
                     writes.add(a.var)
                 reads |= lvars(a.value)
     for c in system.constraints:
-        if c.source in element:
+        if c.source in elements:
             reads |= lvars(c.when)
             writes.add(f"decision:{c.decision}")
             writes.update(f"decision:{s}" for s in c.slots)   # `at_least_one`: every slot
     for f in system.facts:
-        if f.source in element:
+        if f.source in elements:
             reads |= lvars(f.when)
             writes.add(f"fact:{f.attribute}")
     for p in system.properties:
-        if p.source in element:
+        if p.source in elements:
             reads |= lvars(p.expr)
             writes.add(f"property:{p.id}")
 

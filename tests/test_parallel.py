@@ -146,3 +146,40 @@ def test_parallel_checks_readings_like_one_process() -> None:
             [replace(p, seconds=0) for p in b.properties]
         assert a.findings == b.findings
     assert [f.kind for f in two[1].findings if f.kind == "ambiguity"] == ["ambiguity"]
+
+
+@pytest.mark.e2e
+def test_one_pool_per_ruleset_holds_only_its_own_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pool forks once per ruleset, after the earlier rulesets' cores are released:
+    every worker inherits what its parent holds, so holding all rulesets' cores at once made
+    each worker as large as all of them (README check: 3.7 GB)."""
+    from checker.engines.reach import api
+    from checker.plan import executors
+    from checker.spec.load import load_ruleset
+
+    corpus = Path(__file__).parent / "corpus" / "findings"
+    rulesets = [load_ruleset(corpus / f"{n}.yaml") for n in ("ambiguity", "dead-rule")]
+    held: list[tuple[str, int, int]] = []
+    real = executors._run_pool
+
+    def spy(units, pending, *rest):  # type: ignore[no-untyped-def]
+        before = len(api._PINNED)
+        out = real(units, pending, *rest)
+        held.append((units[0].id, before, len(api._PINNED)))
+        return out
+
+    pinned: list[int] = []
+    real_core = executors.shared_core
+
+    def core(*args, **kwargs):  # type: ignore[no-untyped-def]
+        out = real_core(*args, **kwargs)
+        pinned.append(len(api._PINNED))
+        return out
+
+    monkeypatch.setattr(executors, "_run_pool", spy)
+    monkeypatch.setattr(executors, "shared_core", core)
+    executors.check_parallel(rulesets, Options(use_cache=False, jobs=2))
+    # one pool per ruleset, in order, none holding another's cores when it starts or ends
+    assert held == [(rulesets[0].id, 0, 0), (rulesets[1].id, 0, 0)]
+    # and while each runs, its own (the ambiguity's base and its variant: 2) are pinned
+    assert pinned == [1, 2, 1]

@@ -101,44 +101,63 @@ class _Pending:
 def check_parallel(rulesets: list[Ruleset], options: Options,
                    progress: Progress | None = None) -> list[CheckedRuleset]:
     """`checker.plan.tasks.check_ruleset` for every ruleset, the work spread over `options.jobs`
-    forked worker processes."""
+    forked worker processes: one pool per ruleset, in turn, so that only that ruleset's
+    reachability cores are held (and inherited by the workers) at a time."""
     import time
 
     done: dict[int, CheckedRuleset] = {}
     # the units of work: each ruleset, and each variant of a ruleset's readings
     # (`reading_units`), so that readings run side by side
-    units: list[Ruleset] = []
-    origin: dict[int, tuple[list[tuple[Choice, int]], Callable[[RulesetResult], None]]] = {}
-    pending: dict[int, _Pending] = {}
+    groups: list[tuple[int, list[Ruleset], dict[int, _Pending], list[tuple[Choice, int]],
+                       Callable[[RulesetResult], None]]] = []
     for r, ruleset in enumerate(rulesets):
         cached, proofs, store = ruleset_cache(ruleset, options)
         if cached is not None:
             done[r] = cached
             continue
+        units: list[Ruleset] = []
+        pending: dict[int, _Pending] = {}
         ids = []
         for choice, unit in reading_units(ruleset):
             pending[len(units)] = _Pending(unit, shard_system(unit, options), options, proofs)
             ids.append((choice, len(units)))
             units.append(unit)
-        origin[r] = (ids, store)
-    if not pending:
-        return [done[r] for r in range(len(rulesets))]
-    twins = twin_units(units)
-    for u, twin in twins.items():
-        pending[u] = _Pending(units[u], pending[u].system, options, pending[u].proofs, twin)
+        for u, twin in twin_units(units).items():
+            pending[u] = _Pending(units[u], pending[u].system, options, pending[u].proofs, twin)
+        groups.append((r, units, pending, ids, store))
+    began = time.perf_counter()
+    count = _Count(sum(len(p.props) for g in groups for p in g[2].values()))
+    for r, units, pending, ids, store in groups:
+        checked_units = _run_pool(units, pending, options, progress, count, began)
+        done[r] = merged_readings(rulesets[r], [(choice, checked_units[u]) for choice, u in ids],
+                                  time.perf_counter() - began)
+        store(done[r].result)
+    return [done[r] for r in range(len(rulesets))]
+
+
+class _Count:
+    """Properties decided so far, out of how many (for `Progress`)."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.finished = 0
+
+
+def _run_pool(units: list[Ruleset], pending: dict[int, _Pending], options: Options,
+              progress: Progress | None, count: _Count, began: float
+              ) -> dict[int, CheckedRuleset]:
+    """One ruleset's units (its reading variants) checked by a pool of forked workers."""
+    import time
 
     _RULESETS[:] = units
     _SYSTEMS[:] = [pending[u].system for u in range(len(units))]
     for u in pending:      # each system's reachability core, once, inherited by every worker
         shared_core(units[u].system, options.node_budget, pin=True)   # (none evicted before
     #                        the fork: a worker would compute an evicted one again itself)
-    began = time.perf_counter()
-    total = sum(len(p.props) for p in pending.values())
-    finished = 0
     ctx = multiprocessing.get_context("fork")
+    checked_units: dict[int, CheckedRuleset] = {}
     with ProcessPoolExecutor(max_workers=options.jobs, mp_context=ctx) as pool:
         tasks: dict[Future[Any], tuple[int, str, int]] = {}
-        checked_units: dict[int, CheckedRuleset] = {}
         for r, p in pending.items():
             if p.twin is None:
                 tasks[pool.submit(_search, r, p.options, p.proofs)] = (r, "search", -1)
@@ -159,11 +178,11 @@ def check_parallel(rulesets: list[Ruleset], options: Options,
                                               macro, p.proofs)] = (r, "property", j)
                     elif what == "property":
                         p.props[i] = value
-                        finished += 1
+                        count.finished += 1
                         p.decided += 1
                         if progress is not None:
                             progress(p.ruleset.id, p.system.properties[i].id,
-                                     finished, total)
+                                     count.finished, count.total)
                     elif what == "widen":
                         p.scope = value
                     else:
@@ -195,8 +214,4 @@ def check_parallel(rulesets: list[Ruleset], options: Options,
             _SYSTEMS.clear()
             for u in pending:
                 release_cores(units[u].system)
-    for r, (ids, store) in origin.items():
-        done[r] = merged_readings(rulesets[r], [(choice, checked_units[u]) for choice, u in ids],
-                                  time.perf_counter() - began)
-        store(done[r].result)
-    return [done[r] for r in range(len(rulesets))]
+    return checked_units

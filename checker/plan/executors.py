@@ -12,6 +12,9 @@ with `readings:` per variant of it (its base and each combination
   the ruleset (of this shard) is decided: it re-decides the proved ones on the widened
   system.
 
+One pool per ruleset, in turn: its units' reachability cores are computed, the pool forks,
+and the cores are released before the next ruleset's, so that a worker inherits only the
+cores of the ruleset it works on (the peak is the largest ruleset's, not the sum).
 Workers are forked from this process, so they inherit the loaded rulesets (`_RULESETS`)
 and nothing but indexes, options and results (plain dataclasses) cross a process boundary;
 z3 terms never do (each worker builds its own contexts). The result is assembled in the

@@ -92,6 +92,24 @@ def test_seed_verdicts(seed: str) -> None:
     agree_explicit(_seed(seed), micro=False)
 
 
+def test_the_computed_table_stays_at_its_initial_size() -> None:
+    """The computed table is a memo; left to grow, it reached 2 million entries per manager
+    (about 100 MB per reading variant's core, most of a check's memory). The cap keeps it
+    at the size a new manager starts with, and the counts are still exact
+    (`test_seed_counts`)."""
+    import warnings
+
+    from checker.engines.reach.encode import CACHE_ENTRIES
+
+    core = Reach(_seed("eldfall-partitioned"))     # without the cap: 1,048,576 entries
+    assert core.complete
+    with warnings.catch_warnings():      # dd warns that 'mem' is in bytes since 0.5.7
+        warnings.simplefilter("ignore")
+        stats = core.core.enc.bdd.statistics()
+    assert stats["cache_lookups"] > 10 * CACHE_ENTRIES    # enough work to have grown it
+    assert stats["cache_size"] <= CACHE_ENTRIES
+
+
 def test_node_budget_is_counted() -> None:
     core = Reach(_seed("noctvale"), node_budget=3_000)
     progress = core.run()

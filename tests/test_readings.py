@@ -345,6 +345,80 @@ def test_one_ambiguity_per_sentence_lists_every_finding_that_depends_on_it(
     assert amb.trace is not None and amb.trace.replayed
 
 
+TARGET = """
+meta:
+  - {id: no-stacking, stacking: none}
+states: {Frenzied: {}}
+vars:
+  source_closest: {range: [0, 1], init: 0}
+events:
+  - {id: frenzy, do: [enter Frenzied]}
+  - {id: frenzy-source-closest, do: [enter Frenzied, source_closest = 1]}
+decisions:
+  target:
+    - none
+    - {closest_fighter: {closest: true, source: false}}
+    - {closest_source: {closest: true, source: true}}
+    - {insanity_source: {closest: false, source: true}}
+constraints:
+  - {id: attack-closest, when: Frenzied, only: {closest: true}}
+  - {id: board, when: Frenzied and source_closest == 1,
+     forbid: {target: [closest_fighter, insanity_source]}}
+  - id: not-the-source
+    cite: "A Frightened fighter must spend at least 1 action moving directly away from the source."
+    readings:
+      - {label: "the closest other than the source", when: Frenzied, forbid: {source: true},
+         overrides: [board]}
+      - {label: "the target may not be the source", when: Frenzied, forbid: {source: true}}
+"""
+
+
+def test_a_reading_may_settle_a_clash_the_other_leaves_open(tmp_path: Path) -> None:
+    """A constraint's reading can carry `overrides` (added to the element's own): read as a
+    selection ("the closest other than the source") the sentence settles the clash with the
+    board; read as a restriction it leaves no target. The same clash is reported open under
+    one reading and settled under the other, and the ambiguity says which is which."""
+    from strategies import corpus_spec
+    result = check_ruleset(corpus_spec(tmp_path, TARGET), OPTIONS).result
+    clash = ("attack-closest", "board", "not-the-source")
+    got = {(f.kind, f.rules, f.resolved, f.resolved_by) for f in result.findings
+           if f.kind not in ("ambiguity", "undefined-reference")}
+    assert got == {("no-legal-action", clash, False, ()),
+                   ("no-legal-action", clash, True, ("not-the-source",))}
+    for f in result.findings:
+        if f.kind == "no-legal-action":
+            assert f.trace is not None and f.trace.replayed
+            assert [s.event for s in f.trace.steps[1:]] == ["frenzy-source-closest"]
+            assert f.message.endswith("(under the reading 'the target may not be the source')"
+                                      if not f.resolved else
+                                      "(under the reading 'the closest other than the source')")
+    (amb,) = [f for f in result.findings if f.kind == "ambiguity"]
+    assert amb.detail == (
+        ("reading 'the closest other than the source'",
+         "no-legal-action (attack-closest vs board vs not-the-source, settled by "
+         "not-the-source) · not: no-legal-action (attack-closest vs board vs not-the-source)"),
+        ("reading 'the target may not be the source'",
+         "no-legal-action (attack-closest vs board vs not-the-source) · not: no-legal-action "
+         "(attack-closest vs board vs not-the-source, settled by not-the-source)"))
+
+
+def test_a_field_of_other_elements_is_named_as_such_not_suggested_as_itself(
+        tmp_path: Path) -> None:
+    """`overrides` on an event's reading is a field of other elements: the message says so
+    instead of "did you mean 'overrides'?"."""
+    from checker.errors import SpecError
+    from strategies import corpus_spec
+    spec = TARGET.replace("  - {id: frenzy, do: [enter Frenzied]}",
+                          "  - {id: frenzy, cite: \"A Blinded model may only declare Dodge or Nothing.\", readings: [{label: a, do: [enter Frenzied],"
+                          " overrides: [board]}, {label: b, do: []}]}")
+    with pytest.raises(SpecError) as err:
+        corpus_spec(tmp_path, spec)
+    (d,) = err.value.diagnostics
+    assert d.code == "RP202" and "did you mean" not in (d.fix or "")
+    assert d.fix == ("'overrides' is a field of other elements, not of this one: a reading "
+                     "gives only the fields that differ between readings; give it on the element")
+
+
 def test_a_reading_of_what_is_declared_only_is_checked_on_its_twins_properties(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Frenzy's two readings change only what the constraints permit and oblige, not what

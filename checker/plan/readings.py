@@ -306,8 +306,9 @@ def _ambiguity(ruleset: Ruleset, runs: list[tuple[Choice, RulesetResult]],
             trace=shown.trace, detail=detail)
     found = sorted(found, key=lambda hf: (hf[1].kind, hf[1].rules))
 
-    def name(f: Finding) -> str:
-        return f"{f.kind} ({' vs '.join(f.rules)})"
+    def name(f: Finding) -> str:   # one clash can be open under a reading, settled under another
+        settled = f", settled by {', '.join(f.resolved_by)}" if f.resolved else ""
+        return f"{f.kind} ({' vs '.join(f.rules)}{settled})"
 
     rows, counts = [], []
     for c in readings:

@@ -255,6 +255,8 @@ def _lower(tree: SpecTree, doc: SpecDoc, picked: dict[Key, int],
         item = items[i]
         reading = item.readings[j]
         fields = {f: getattr(reading, f) for f in FORMAL[section]}
+        if section == "constraints" and reading.overrides:   # added to the element's own
+            fields["overrides"] = [*item.overrides, *reading.overrides]
         items[i] = item.model_copy(update={**fields, "readings": []})
         prefix = (section, i, "readings", j)
         for key, loc in tree.source_map.locations.items():

@@ -151,6 +151,8 @@ class ConstraintReading(_Strict):
     forbid: Restriction | None = None
     must: dict[str, str] | None = None
     at_least_one: AtLeastOne | None = None
+    # a reading under which this sentence settles a clash (added to the element's own)
+    overrides: list[str] = []
 
 
 class ConstraintDecl(_Strict):
@@ -462,7 +464,11 @@ def _diagnostic(loc: tuple[Any, ...], err: Any, tree: SpecTree) -> Diagnostic:
     fix = None
     if template:
         message = template.format(name=name) + f" in {'.'.join(map(str, loc[:-1])) or 'the spec'}"
-        if err["type"] == "extra_forbidden":
+        if err["type"] == "extra_forbidden" and name in _field_names():
+            fix = (f"{name!r} is a field of other elements, not of this one"
+                   + (": a reading gives only the fields that differ between readings; "
+                      "give it on the element" if "readings" in map(str, loc) else ""))
+        elif err["type"] == "extra_forbidden":
             close = difflib.get_close_matches(name, sorted(_field_names()), n=1, cutoff=0.6)
             fix = f"did you mean {close[0]!r}?" if close else None
         elif name == "cite":

@@ -404,19 +404,71 @@ def test_a_reading_may_settle_a_clash_the_other_leaves_open(tmp_path: Path) -> N
 
 def test_a_field_of_other_elements_is_named_as_such_not_suggested_as_itself(
         tmp_path: Path) -> None:
-    """`overrides` on an event's reading is a field of other elements: the message says so
-    instead of "did you mean 'overrides'?"."""
+    """A field that exists elsewhere is not suggested as itself ("did you mean
+    'overrides'?"): on an event's reading, `overrides` is a field of other elements; on a
+    constraint's reading, `cite` belongs on the element."""
     from checker.errors import SpecError
     from strategies import corpus_spec
-    spec = TARGET.replace("  - {id: frenzy, do: [enter Frenzied]}",
-                          "  - {id: frenzy, cite: \"A Blinded model may only declare Dodge or Nothing.\", readings: [{label: a, do: [enter Frenzied],"
-                          " overrides: [board]}, {label: b, do: []}]}")
+    event = TARGET.replace("  - {id: frenzy, do: [enter Frenzied]}",
+                           "  - {id: frenzy, cite: \"A Blinded model may only declare Dodge or "
+                           "Nothing.\", readings: [{label: a, do: [enter Frenzied], overrides: "
+                           "[board]}, {label: b, do: []}]}")
+    constraint = TARGET.replace('forbid: {source: true}}\n', 'forbid: {source: true}, cite: x}\n')
+    fixes = []
+    for spec in (event, constraint):
+        with pytest.raises(SpecError) as err:
+            corpus_spec(tmp_path, spec)
+        (d,) = err.value.diagnostics
+        fixes.append((d.code, d.fix))
+    assert fixes == [
+        ("RP202", "'overrides' is a field of other elements, not of this one"),
+        ("RP202", "'cite' is a field of other elements, not of this one: a reading gives "
+                  "only the fields that differ between readings; give it on the element")]
+
+
+def test_a_permission_can_have_readings(tmp_path: Path) -> None:
+    """`may:` takes `readings:` (each gives `when`/`grants`): read as granting Dodge, the
+    permission is forbidden wherever it applies (`unusable-permission`, Blinded forbids
+    Dodge); read as granting Nothing, it is usable. Until
+    2026-12-05 a permission's readings were accepted and silently ignored."""
+    from strategies import corpus_spec
+    result = check_ruleset(corpus_spec(tmp_path, """
+states: {Blinded: {}}
+events:
+  - {id: blind, do: [enter Blinded]}
+decisions:
+  action: [dodge, nothing]
+constraints:
+  - {id: no-dodge, when: Blinded, forbid: {action: [dodge]}}
+may:
+  - id: m
+    cite: "A Blinded model may only declare Dodge or Nothing."
+    readings:
+      - {label: "it may Dodge", when: Blinded, grants: {action: [dodge]}}
+      - {label: "it may do Nothing", when: Blinded, grants: {action: [nothing]}}
+"""), OPTIONS).result
+    got = [(f.kind, f.rules) for f in result.findings if f.kind != "undefined-reference"]
+    assert sorted(got) == [("ambiguity", ("m", "no-dodge")),
+                           ("unusable-permission", ("m", "no-dodge"))]
+    (pc,) = [f for f in result.findings if f.kind == "unusable-permission"]
+    assert pc.message.endswith("(under the reading 'it may Dodge')")
+
+
+def test_a_permission_reading_gives_only_when_and_grants(tmp_path: Path) -> None:
+    from checker.errors import SpecError
+    from strategies import corpus_spec
     with pytest.raises(SpecError) as err:
-        corpus_spec(tmp_path, spec)
+        corpus_spec(tmp_path, """
+decisions: {action: [dodge, nothing]}
+may:
+  - id: m
+    cite: "A Blinded model may only declare Dodge or Nothing."
+    readings:
+      - {label: a, only: {action: [dodge]}}
+      - {label: b, grants: {action: [nothing]}}
+""")
     (d,) = err.value.diagnostics
-    assert d.code == "RP202" and "did you mean" not in (d.fix or "")
-    assert d.fix == ("'overrides' is a field of other elements, not of this one: a reading "
-                     "gives only the fields that differ between readings; give it on the element")
+    assert (d.code, d.fix) == ("RP202", "'only' is a field of other elements, not of this one")
 
 
 def test_a_reading_of_what_is_declared_only_is_checked_on_its_twins_properties(

@@ -27,7 +27,7 @@ def lower_permissions(ctx: Ctx) -> list[Permission]:
         check_overrides(ctx, "may", i, pd.overrides, ids, "constraint")
         for m in ctx.per_model():
             when = lower_bool(ctx, pd.when, m, ("may", i, "when"))
-            for key, opts in pd.grants.items():
+            for key, opts in (pd.grants or {}).items():   # given by a reading if not here
                 items: list[str | dict[str, Any]] = [opts] if isinstance(opts, str) else [*opts]
                 path = ("may", i, "grants", key)
                 # a slotted decision's own name grants on each of its slots (the slots

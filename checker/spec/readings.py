@@ -26,9 +26,15 @@ FORMAL: dict[str, tuple[str, ...]] = {
     "constraints": ("when", "only", "forbid", "must", "at_least_one"),
     "facts": ("when", "set"),
     "properties": ("always", "never", "reachable", "terminal", "after"),
+    "may": ("when", "grants"),
 }
 
 Key = tuple[str, int]          # (section, index) of an element in the spec
+
+
+def _noun(section: str) -> str:
+    """What one element of `section` is called in a message."""
+    return "permission" if section == "may" else section.rstrip("s")
 
 
 def lower_ruleset(tree: SpecTree, doc: SpecDoc) -> Ruleset:
@@ -119,7 +125,7 @@ def _reading_items(tree: SpecTree, doc: SpecDoc, diags: list[Diagnostic]) -> dic
 
     out: dict[Key, Any] = {}
     for section, formal in FORMAL.items():
-        noun = section.rstrip("s")
+        noun = _noun(section)
         for i, item in enumerate(getattr(doc, section)):
             path: PathKey = (section, i)
             if not item.readings:
@@ -186,7 +192,7 @@ def _followers(tree: SpecTree, items: dict[Key, Any], diags: list[Diagnostic]
     for key, item in items.items():
         if item.read_with is None:
             continue
-        noun = key[0].rstrip("s")
+        noun = _noun(key[0])
         path: PathKey = (*key, "read_with")
         lead = by_id.get(item.read_with)
         if lead is None or items[lead].read_with is not None or lead == key:

@@ -181,16 +181,22 @@ class DecisionDecl(_Strict):
     slots: list[str] = Field(min_length=1)
 
 
+class PermissionReading(_Strict):
+    label: str | None = None
+    when: str = "true"
+    grants: dict[str, list[str | dict[str, Any]] | str] | None = None
+
+
 class PermissionDecl(_Strict):
     """`may:` what the text grants: the options of `grants` while `when` holds. An item
     may be an attribute mapping (`{kind: crawl}`): one grant of every option it selects."""
 
     id: str
     when: str = "true"
-    grants: dict[str, list[str | dict[str, Any]] | str]
+    grants: dict[str, list[str | dict[str, Any]] | str] | None = None  # unless `readings`
     overrides: list[str] = []
     cite: Cite | None = None
-    readings: list[ConstraintReading] = []
+    readings: list[PermissionReading] = []
     adopt: AdoptDecl | None = None
     read_with: ReadWith = None
 
@@ -425,7 +431,7 @@ def parse_spec(tree: SpecTree) -> SpecDoc:
 
 
 # fields an element must give itself unless its `readings` give them
-_REQUIRED_UNLESS_READINGS = {"rules": "do", "facts": "set"}
+_REQUIRED_UNLESS_READINGS = {"rules": "do", "facts": "set", "may": "grants"}
 
 
 def _missing_formal(tree: SpecTree) -> list[Diagnostic]:
@@ -465,9 +471,12 @@ def _diagnostic(loc: tuple[Any, ...], err: Any, tree: SpecTree) -> Diagnostic:
     if template:
         message = template.format(name=name) + f" in {'.'.join(map(str, loc[:-1])) or 'the spec'}"
         if err["type"] == "extra_forbidden" and name in _field_names():
+            owner = _SECTIONS.get(str(loc[0])) if len(loc) > 3 else None
+            on_element = ("readings" in map(str, loc) and owner is not None
+                          and name in owner.model_fields)
             fix = (f"{name!r} is a field of other elements, not of this one"
                    + (": a reading gives only the fields that differ between readings; "
-                      "give it on the element" if "readings" in map(str, loc) else ""))
+                      "give it on the element" if on_element else ""))
         elif err["type"] == "extra_forbidden":
             close = difflib.get_close_matches(name, sorted(_field_names()), n=1, cutoff=0.6)
             fix = f"did you mean {close[0]!r}?" if close else None
@@ -481,13 +490,20 @@ def _diagnostic(loc: tuple[Any, ...], err: Any, tree: SpecTree) -> Diagnostic:
     return Diagnostic(code, message, tree.source_map.at(path), fix)
 
 
+# the element each list section of a spec holds (for messages about its readings)
+_SECTIONS: dict[str, type[_Strict]] = {
+    "events": EventDecl, "rules": RuleDecl, "constraints": ConstraintDecl, "may": PermissionDecl,
+    "facts": FactDecl, "properties": PropertyDecl}
+
+
 def _field_names() -> set[str]:
     names: set[str] = set()
     for model in (SpecDoc, CiteRef, MarkerDecl, StateDecl, VarDecl, EventDecl, RuleDecl,
                   PreventDecl, ConstraintDecl, DecisionDecl, PermissionDecl, FactDecl, StatDecl,
                   ModifierDecl, StepDecl, ProcedureDecl, PropertyDecl, RulingDecl, MetaDecl,
                   InformalDecl, UndefinedDecl, RuleSelection, OrderingDecl, AdoptDecl,
-                  EventReading, RuleReading, ConstraintReading, FactReading, PropertyReading):
+                  EventReading, RuleReading, ConstraintReading, FactReading, PropertyReading,
+                  PermissionReading):
         for fname, f in model.model_fields.items():
             names.add(f.alias or fname)
     return names

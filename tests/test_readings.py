@@ -454,6 +454,39 @@ may:
     assert pc.message.endswith("(under the reading 'it may Dodge')")
 
 
+def test_a_permission_reading_says_what_it_grants_even_nothing(tmp_path: Path) -> None:
+    """`grants: {}` is a reading under which the sentence grants nothing (the list only
+    restricts): no permission finding there. A reading with no `grants` at all is RP219."""
+    from checker.errors import SpecError
+    from strategies import corpus_spec
+    body = """
+states: {Blinded: {}}
+events:
+  - {id: blind, do: [enter Blinded]}
+decisions:
+  action: [dodge, nothing]
+constraints:
+  - {id: no-dodge, when: Blinded, forbid: {action: [dodge]}}
+may:
+  - id: m
+    cite: "A Blinded model may only declare Dodge or Nothing."
+    readings:
+      - {label: "it may Dodge", when: Blinded, grants: {action: [dodge]}}
+      - {label: "the list only restricts", grants: {}}
+"""
+    result = check_ruleset(corpus_spec(tmp_path, body), OPTIONS).result
+    got = sorted((f.kind, f.rules) for f in result.findings if f.kind != "undefined-reference")
+    assert got == [("ambiguity", ("m", "no-dodge")), ("unusable-permission", ("m", "no-dodge"))]
+    (amb,) = [f for f in result.findings if f.kind == "ambiguity"]
+    assert amb.detail == (("reading 'it may Dodge'", "found"),
+                          ("reading 'the list only restricts'", "not found"))
+    with pytest.raises(SpecError) as err:
+        corpus_spec(tmp_path, body.replace(', grants: {}}', '}'))
+    (d,) = err.value.diagnostics
+    assert d.code == "RP219" and d.message == (
+        "reading 2 of permission 'm' grants nothing: each reading says what it grants")
+
+
 def test_a_permission_reading_gives_only_when_and_grants(tmp_path: Path) -> None:
     from checker.errors import SpecError
     from strategies import corpus_spec

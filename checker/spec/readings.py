@@ -163,6 +163,12 @@ def _reading_items(tree: SpecTree, doc: SpecDoc, diags: list[Diagnostic]) -> dic
                     ok = False
                 else:
                     labels[r.label] = j
+                if section == "may" and r.grants is None:
+                    err("RP219", f"reading {j + 1} of permission {item.id!r} grants nothing: "
+                        "each reading says what it grants", (*path, "readings", j),
+                        "give 'grants:'; `grants: {}` if under this reading the sentence "
+                        "grants nothing")
+                    ok = False
             if item.adopt is not None:
                 adopt = item.adopt
                 if adopt.label not in labels:

@@ -57,9 +57,9 @@ def _load(text: str) -> System:
 
 
 @pytest.mark.parametrize(("seed", "resolution", "micro", "stable"),
-                         [("noctvale", "any", 1_872_698, 803_064),
+                         [("noctvale", "any", 2_040_314, 887_736),
                           ("eldfall-partitioned", "any", 1_736_017, 6_488),
-                          ("noctvale", "first", 1_957_178, 803_064),
+                          ("noctvale", "first", 2_136_314, 887_736),
                           ("eldfall-partitioned", "first", 172_237, 6_480)])
 # eldfall-partitioned (the fixture: spec/eldfall.yaml at 49db158, with its `scenario`
 # partition): declarations tied to events, HP 0..2 (the scope re-check), the restatements split
@@ -68,11 +68,13 @@ def _load(text: str) -> System:
 # row as their own rules (1,736,017 micro states and 6,488 situations under `any`, the
 # same as the interpreter's explicit search, checked once, 344 s);
 # noctvale: the activation checks in any order (no invented step order), one Sanity check
-# per kind of source; the next battle (a fighter fights again with its Damned conditions)
-# and the `enters`/`leaves` bookkeeping of the Wound State moments: 1,872,698 micro states
-# without the resolution counter (the fast core's count; 2,144,954 with it) and 803,064
-# situations under `any`, the micro states the same as the interpreter's explicit search
-# (checked once, 254 s; before the per-source checks 879,098 and 245,304, also checked).
+# per kind of source; the next battle (a fighter fights again with its Damned conditions),
+# the `enters`/`leaves` bookkeeping of the Wound State moments, and (2026-12-05) whether the
+# closest fighter is the Insanity's source, chosen with Frenzy's roll: 2,040,314 micro
+# states without the resolution counter (the fast core's count; 2,342,522 with it) and
+# 887,736 situations under `any`, the micro states the same as the interpreter's explicit
+# search (checked once, 104 s; before the board 1,872,698 and 803,064, before the
+# per-source checks 879,098 and 245,304, each also checked).
 # Under `any` the counts are the fast core's (`core.py`: micro states without the counter,
 # which only numbers the steps of a resolution); under `first`, the counted core's
 # (`bounded.py`), with it.
@@ -124,7 +126,7 @@ def test_layer_budget_then_exact_chaining() -> None:
     system = _seed("noctvale")
     core = Reach(system, layer_budget=2, counted=True)
     assert not core.run().complete and core.run().layers == 2
-    assert core.reachable_count() == 2_144_954 and core.stable_count() == 803_064
+    assert core.reachable_count() == 2_342_522 and core.stable_count() == 887_736
     full = Reach(system, counted=True)
     for prop in system.properties:
         partial, exact = core.check(prop), full.check(prop)

@@ -15,7 +15,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checker.errors import InternalError
+from checker.errors import InternalError, SpecError
 from checker.interpret import replay
 from checker.options import Options
 from checker.plan import readings as plan_readings
@@ -174,7 +174,6 @@ def test_identical_readings_are_a_warning_and_checked_once(tmp_path: Path) -> No
 
 
 def test_conditional_effects_and_their_guard(tmp_path: Path) -> None:
-    from checker.errors import SpecError
 
     spec = _spec([["if pick == dazed: remove all Dazed"], ["remove all Dazed"]],
                  [["add Wound"], ["if Dazed: add Wound"]])
@@ -407,7 +406,6 @@ def test_a_field_of_other_elements_is_named_as_such_not_suggested_as_itself(
     """A field that exists elsewhere is not suggested as itself ("did you mean
     'overrides'?"): on an event's reading, `overrides` is a field of other elements; on a
     constraint's reading, `cite` belongs on the element."""
-    from checker.errors import SpecError
     from strategies import corpus_spec
     event = TARGET.replace("  - {id: frenzy, do: [enter Frenzied]}",
                            "  - {id: frenzy, cite: \"A Blinded model may only declare Dodge or "
@@ -426,13 +424,7 @@ def test_a_field_of_other_elements_is_named_as_such_not_suggested_as_itself(
                   "only the fields that differ between readings; give it on the element")]
 
 
-def test_a_permission_can_have_readings(tmp_path: Path) -> None:
-    """`may:` takes `readings:` (each gives `when`/`grants`): read as granting Dodge, the
-    permission is forbidden wherever it applies (`unusable-permission`, Blinded forbids
-    Dodge); read as granting Nothing, it is usable. Until
-    2026-12-05 a permission's readings were accepted and silently ignored."""
-    from strategies import corpus_spec
-    result = check_ruleset(corpus_spec(tmp_path, """
+BLINDED_MAY = """
 states: {Blinded: {}}
 events:
   - {id: blind, do: [enter Blinded]}
@@ -445,50 +437,41 @@ may:
     cite: "A Blinded model may only declare Dodge or Nothing."
     readings:
       - {label: "it may Dodge", when: Blinded, grants: {action: [dodge]}}
-      - {label: "it may do Nothing", when: Blinded, grants: {action: [nothing]}}
-"""), OPTIONS).result
-    got = [(f.kind, f.rules) for f in result.findings if f.kind != "undefined-reference"]
-    assert sorted(got) == [("ambiguity", ("m", "no-dodge")),
-                           ("unusable-permission", ("m", "no-dodge"))]
-    (pc,) = [f for f in result.findings if f.kind == "unusable-permission"]
-    assert pc.message.endswith("(under the reading 'it may Dodge')")
-
-
-def test_a_permission_reading_says_what_it_grants_even_nothing(tmp_path: Path) -> None:
-    """`grants: {}` is a reading under which the sentence grants nothing (the list only
-    restricts): no permission finding there. A reading with no `grants` at all is RP219."""
-    from checker.errors import SpecError
-    from strategies import corpus_spec
-    body = """
-states: {Blinded: {}}
-events:
-  - {id: blind, do: [enter Blinded]}
-decisions:
-  action: [dodge, nothing]
-constraints:
-  - {id: no-dodge, when: Blinded, forbid: {action: [dodge]}}
-may:
-  - id: m
-    cite: "A Blinded model may only declare Dodge or Nothing."
-    readings:
-      - {label: "it may Dodge", when: Blinded, grants: {action: [dodge]}}
-      - {label: "the list only restricts", grants: {}}
 """
-    result = check_ruleset(corpus_spec(tmp_path, body), OPTIONS).result
+
+
+@pytest.mark.parametrize("second", [
+    '{label: "it may do Nothing", when: Blinded, grants: {action: [nothing]}}',
+    '{label: "the list only restricts", grants: {}}'])
+def test_a_permission_can_have_readings(tmp_path: Path, second: str) -> None:
+    """`may:` takes `readings:` (each gives `when`/`grants`; `grants: {}` is a reading under
+    which the sentence grants nothing): read as granting Dodge, the permission is forbidden
+    wherever it applies (`unusable-permission`, Blinded forbids Dodge); read as granting
+    Nothing, or nothing at all, it meets no prohibition. Until 2026-12-05 a permission's
+    readings were accepted and silently ignored."""
+    from strategies import corpus_spec
+    result = check_ruleset(corpus_spec(tmp_path, BLINDED_MAY + f"      - {second}\n"),
+                           OPTIONS).result
     got = sorted((f.kind, f.rules) for f in result.findings if f.kind != "undefined-reference")
     assert got == [("ambiguity", ("m", "no-dodge")), ("unusable-permission", ("m", "no-dodge"))]
+    (pc,) = [f for f in result.findings if f.kind == "unusable-permission"]
+    assert pc.message.endswith("(under the reading 'it may Dodge')")
     (amb,) = [f for f in result.findings if f.kind == "ambiguity"]
+    other = second.split('"')[1]
     assert amb.detail == (("reading 'it may Dodge'", "found"),
-                          ("reading 'the list only restricts'", "not found"))
+                          (f"reading '{other}'", "not found"))
+
+
+def test_each_permission_reading_says_what_it_grants(tmp_path: Path) -> None:
+    from strategies import corpus_spec
     with pytest.raises(SpecError) as err:
-        corpus_spec(tmp_path, body.replace(', grants: {}}', '}'))
+        corpus_spec(tmp_path, BLINDED_MAY + '      - {label: "the list only restricts"}\n')
     (d,) = err.value.diagnostics
     assert d.code == "RP219" and d.message == (
         "reading 2 of permission 'm' grants nothing: each reading says what it grants")
 
 
 def test_a_permission_reading_gives_only_when_and_grants(tmp_path: Path) -> None:
-    from checker.errors import SpecError
     from strategies import corpus_spec
     with pytest.raises(SpecError) as err:
         corpus_spec(tmp_path, """
@@ -630,7 +613,6 @@ def test_an_element_read_with_another_takes_its_reading_and_adds_no_variant(
      "is read with 'rest' and adopts a reading of its own"),
 ])
 def test_a_bad_read_with_is_rp219(tmp_path: Path, hurt: dict, message: str) -> None:  # type: ignore[type-arg]
-    from checker.errors import SpecError
 
     with pytest.raises(SpecError) as exc:
         load_ruleset(_read_with(tmp_path, **hurt))

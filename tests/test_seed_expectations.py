@@ -24,10 +24,11 @@ pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parent.parent
 # All three in the default run (CI). Each is checked as `ruleproof check --jobs 2` checks it
 # (the worker pool: the reading variants side by side; tests/test_determinism.py shows the
-# JSON is the same with one process). Measured on two cores: Noctvale ~10 s, Eldfall (four
-# reading variants) ~3.5 min, Bushido (four reading variants and their widened systems)
-# ~11-16 min, 1.7-2.2 GB. Bushido's first full check, on 2026-12-04, gave exactly the
-# expectations of tests/expectations/bushido.yaml, written from the text before it.
+# JSON is the same with one process). Measured on two cores (2026-12-05): Noctvale ~20 s
+# (four reading variants, three of them twins), Eldfall (eleven, three twins) ~8.5 min,
+# 2.2 GB, Bushido (five reading variants and their widened systems) ~6 min, 1.4 GB.
+# Bushido's first full check, on 2026-12-04, gave exactly the expectations of
+# tests/expectations/bushido.yaml, written from the text before it.
 RULESETS = ["eldfall", "noctvale", "bushido"]
 
 

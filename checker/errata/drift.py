@@ -13,7 +13,7 @@ from pathlib import Path
 from checker.diagnostics import Diagnostic
 from checker.spec.cite import cite_refs, cited_items
 from checker.spec.lower import MAX_SOURCE_BYTES
-from checker.spec.schema import parse_spec
+from checker.spec.parse import parse_spec
 from checker.spec.source import load_spec, read_text_file
 from checker.text import Sentence, SourceText
 

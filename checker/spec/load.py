@@ -8,8 +8,9 @@ from pathlib import Path
 
 from checker.diagnostics import Location
 from checker.ir import Property, Ruleset
+from checker.spec.parse import parse_spec
 from checker.spec.readings import lower_ruleset
-from checker.spec.schema import PropertyDecl, parse_spec
+from checker.spec.schema import PropertyDecl
 from checker.spec.source import SourceMap, load_spec
 
 

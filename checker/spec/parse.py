@@ -1,0 +1,154 @@
+"""Structural validation of a spec file: `parse_spec(tree)` turns a `SpecTree` into a
+`SpecDoc` (checker.spec.schema) or raises `SpecError` with every structural problem located
+in the file, each with a fix where one can be said."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from pydantic import ValidationError
+
+from checker.diagnostics import Diagnostic
+from checker.errors import SpecError
+from checker.spec.schema import (
+    AdoptDecl,
+    CiteRef,
+    ConstraintDecl,
+    ConstraintReading,
+    DecisionDecl,
+    EventDecl,
+    EventReading,
+    FactDecl,
+    FactReading,
+    InformalDecl,
+    MarkerDecl,
+    MetaDecl,
+    ModifierDecl,
+    OrderingDecl,
+    PermissionDecl,
+    PermissionReading,
+    PreventDecl,
+    ProcedureDecl,
+    PropertyDecl,
+    PropertyReading,
+    RuleDecl,
+    RuleReading,
+    RuleSelection,
+    RulingDecl,
+    SpecDoc,
+    StatDecl,
+    StateDecl,
+    StepDecl,
+    UndefinedDecl,
+    VarDecl,
+    _Strict,
+)
+from checker.spec.source import SpecTree
+
+_MESSAGES = {
+    "extra_forbidden": ("RP202", "unknown field {name!r}"),
+    "missing": ("RP209", "missing required field {name!r}"),
+}
+
+
+def parse_spec(tree: SpecTree) -> SpecDoc:
+    """Validate the structure of `tree`; every problem becomes a located diagnostic."""
+    if not isinstance(tree.data, dict):
+        found = type(tree.data).__name__ if tree.data is not None else "an empty file"
+        raise SpecError([Diagnostic("RP201", f"a spec file must be a mapping with 'ruleset', "
+                                    f"'source', ...; found {found}", tree.source_map.at(()))])
+    missing = _missing_formal(tree)
+    try:
+        doc = SpecDoc.model_validate(tree.data)
+    except ValidationError as exc:
+        diags = _diagnostics(exc, tree)
+        raise SpecError(diags + [d for d in missing if d not in diags]) from None
+    if missing:
+        raise SpecError(missing)
+    return doc
+
+
+# fields an element must give itself unless its `readings` give them
+_REQUIRED_UNLESS_READINGS = {"rules": "do", "facts": "set", "may": "grants"}
+
+
+def _missing_formal(tree: SpecTree) -> list[Diagnostic]:
+    out = []
+    for section, name in _REQUIRED_UNLESS_READINGS.items():
+        items = tree.data.get(section)
+        if not isinstance(items, list):
+            continue
+        for i, item in enumerate(items):
+            if isinstance(item, dict) and name not in item and "readings" not in item:
+                out.append(Diagnostic("RP209", f"missing required field {name!r} in "
+                                      f"{section}.{i}", tree.source_map.at((section, i))))
+    return out
+
+
+def _diagnostics(exc: ValidationError, tree: SpecTree) -> list[Diagnostic]:
+    """One diagnostic per spec element: for fields that accept several shapes (a `cite`
+    string or mapping), the error that got furthest into the value is the informative one."""
+    best: dict[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = {}
+    order: list[tuple[Any, ...]] = []
+    for err in exc.errors():
+        loc = tuple(p for p in err["loc"] if not _is_union_tag(p))
+        key = loc[:2]
+        if key not in best:
+            order.append(key)
+            best[key] = (loc, err)
+        elif len(loc) > len(best[key][0]):
+            best[key] = (loc, err)
+    return [_diagnostic(loc, err, tree) for loc, err in (best[k] for k in order)]
+
+
+def _diagnostic(loc: tuple[Any, ...], err: Any, tree: SpecTree) -> Diagnostic:
+    where = ".".join(str(p) for p in loc) or "the file"
+    name = str(loc[-1]) if loc else ""
+    code, template = _MESSAGES.get(err["type"], ("RP201", ""))
+    fix = None
+    if template:
+        message = template.format(name=name) + f" in {'.'.join(map(str, loc[:-1])) or 'the spec'}"
+        if err["type"] == "extra_forbidden" and name in _field_names():
+            owner = _SECTIONS.get(str(loc[0])) if len(loc) > 3 else None
+            on_element = ("readings" in map(str, loc) and owner is not None
+                          and name in owner.model_fields)
+            fix = (f"{name!r} is a field of other elements, not of this one"
+                   + (": a reading gives only the fields that differ between readings; "
+                      "give it on the element" if on_element else ""))
+        elif err["type"] == "extra_forbidden":
+            close = difflib.get_close_matches(name, sorted(_field_names()), n=1, cutoff=0.6)
+            fix = f"did you mean {close[0]!r}?" if close else None
+        elif name == "cite":
+            fix = "add 'cite:' with the sentence of the text this formalizes"
+    else:
+        value = err.get("input")
+        shown = repr(value) if not isinstance(value, dict | list) else type(value).__name__
+        message = f"{where}: {err['msg'].lower()} (got {shown[:80]})"
+    path = loc if err["type"] != "extra_forbidden" else (*loc, "<key>")
+    return Diagnostic(code, message, tree.source_map.at(path), fix)
+
+
+# the element each list section of a spec holds (for messages about its readings)
+_SECTIONS: dict[str, type[_Strict]] = {
+    "events": EventDecl, "rules": RuleDecl, "constraints": ConstraintDecl, "may": PermissionDecl,
+    "facts": FactDecl, "properties": PropertyDecl}
+
+
+def _field_names() -> set[str]:
+    names: set[str] = set()
+    for model in (SpecDoc, CiteRef, MarkerDecl, StateDecl, VarDecl, EventDecl, RuleDecl,
+                  PreventDecl, ConstraintDecl, DecisionDecl, PermissionDecl, FactDecl, StatDecl,
+                  ModifierDecl, StepDecl, ProcedureDecl, PropertyDecl, RulingDecl, MetaDecl,
+                  InformalDecl, UndefinedDecl, RuleSelection, OrderingDecl, AdoptDecl,
+                  EventReading, RuleReading, ConstraintReading, FactReading, PropertyReading,
+                  PermissionReading):
+        for fname, f in model.model_fields.items():
+            names.add(f.alias or fname)
+    return names
+
+
+def _is_union_tag(part: Any) -> bool:
+    return isinstance(part, str) and ("[" in part or part in {"str", "int", "list", "bool"}
+                                      or part.endswith(("Decl", "Reading"))
+                                      or part in ("CiteRef", "RuleSelection"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from checker.diagnostics import Diagnostic
 from checker.errors import SpecError
@@ -42,7 +42,6 @@ from checker.spec.schema import (
     StepDecl,
     UndefinedDecl,
     VarDecl,
-    _Strict,
 )
 from checker.spec.source import SpecTree
 
@@ -130,7 +129,7 @@ def _diagnostic(loc: tuple[Any, ...], err: Any, tree: SpecTree) -> Diagnostic:
 
 
 # the element each list section of a spec holds (for messages about its readings)
-_SECTIONS: dict[str, type[_Strict]] = {
+_SECTIONS: dict[str, type[BaseModel]] = {
     "events": EventDecl, "rules": RuleDecl, "constraints": ConstraintDecl, "may": PermissionDecl,
     "facts": FactDecl, "properties": PropertyDecl}
 

@@ -7,37 +7,27 @@ by a quote, never copied from the tool's output.
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from seed_checks import checked
 
-from checker.options import Options
 from checker.results import FINDING_KINDS
-from checker.results.run import CheckedRuleset
-from checker.spec.load import load_ruleset
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parent.parent
-# All three in the default run (CI). Each is checked as `ruleproof check --jobs 2` checks it
-# (the worker pool: the reading variants side by side; tests/test_determinism.py shows the
-# JSON is the same with one process). Measured on two cores (2026-12-05): Noctvale ~20 s
-# (four reading variants, three of them twins), Eldfall (eleven, three twins) ~8.5 min,
-# 2.2 GB, Bushido (five reading variants and their widened systems) ~6 min, 1.4 GB.
+# All three in the default run (CI). Each is checked once per session, as `ruleproof check
+# --no-cache --jobs 2` checks it (tests/seed_checks.py; tests/test_determinism.py compares
+# the same check's JSON with one made beside two busy processes). Measured on two cores
+# (2026-12-05): Noctvale ~20 s (four reading variants, three of them twins), Eldfall
+# (eleven, three twins) ~8.5 min, 2.2 GB, Bushido (five reading variants and their widened
+# systems) ~6 min, 1.4 GB.
 # Bushido's first full check, on 2026-12-04, gave exactly the expectations of
 # tests/expectations/bushido.yaml, written from the text before it.
 RULESETS = ["eldfall", "noctvale", "bushido"]
-
-
-@cache
-def checked(name: str) -> CheckedRuleset:
-    from checker.plan.executors import check_parallel
-    ruleset = load_ruleset(ROOT / "spec" / f"{name}.yaml", f"spec/{name}.yaml")
-    (done,) = check_parallel([ruleset], Options(use_cache=False, jobs=2))
-    return done
 
 
 def expected(name: str) -> dict[str, Any]:

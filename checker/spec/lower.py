@@ -34,7 +34,7 @@ from checker.spec.lower_rules import (
     lower_rules,
     with_resets,
 )
-from checker.spec.schema import SpecDoc
+from checker.spec.schema import PreventDecl, SpecDoc
 from checker.spec.source import SpecTree, read_text_file
 from checker.spec.terms import propose
 from checker.text import SourceText
@@ -292,6 +292,9 @@ def _declare(ctx: Ctx) -> None:
         ctx.events.setdefault(f"{ph}-phase", (None, ("phases",)))
         del i
     for i, pv in enumerate(d.prevents):
+        _event_blocks(ctx, i, pv)
+        if pv.scope == "global":
+            continue
         for m in ctx.per_model():
             cond = lower_bool(ctx, pv.when, m, ("prevents", i, "when"))
             for st in pv.blocks:
@@ -300,6 +303,30 @@ def _declare(ctx: Ctx) -> None:
                             ("prevents", i, "blocks"), did_you_mean(st, list(ctx.state_kind)))
                     continue
                 ctx.prevents.setdefault((m, st), []).append(cond)
+
+
+def _event_blocks(ctx: Ctx, i: int, pv: PreventDecl) -> None:
+    """`blocks_events`: while `when` holds the event cannot happen. A model prevent blocks
+    that model's instance of a model event; a global event (which names its models: `a.`)
+    is blocked by a global prevent whose `when` names them too."""
+    declared = {ev.id: ev for ev in ctx.doc.events}
+    for name in pv.blocks_events:
+        path: PathKey = ("prevents", i, "blocks_events")
+        ev = declared.get(name)
+        if ev is None:
+            ctx.err("RP203", f"unknown event {name!r} in 'blocks_events'", path,
+                    did_you_mean(name, list(declared)) or "name an event of 'events:'")
+            continue
+        if ev.scope != pv.scope:
+            ctx.err("RP203", f"event {name!r} is a {ev.scope} event but prevent {pv.id!r} is "
+                    f"a {pv.scope} one", path,
+                    "give the prevent 'scope: global' and name the model in 'when' (a.Held)"
+                    if ev.scope == "global" else "block it from a model prevent (no 'scope')")
+            continue
+        models = (None,) if pv.scope == "global" else ctx.per_model()
+        for m in models:
+            cond = lower_bool(ctx, pv.when, m, ("prevents", i, "when"))
+            ctx.event_blocks.setdefault((name, m), []).append(cond)
 
 
 def _check_exact(ctx: Ctx) -> None:

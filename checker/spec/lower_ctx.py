@@ -26,6 +26,9 @@ class Ctx:
         self.inputs: set[str] = set()
         self.events: dict[str, Any] = {}
         self.prevents: dict[tuple[str | None, str], list[LExpr]] = {}
+        # (event id, model or None for a global event) -> conditions under which a prevent
+        # blocks that event (`blocks_events`)
+        self.event_blocks: dict[tuple[str, str | None], list[LExpr]] = {}
         self.stacking_none: set[str] = set()
         self.happened_needed: set[str] = set()
         self.was_needed: dict[str, LExpr] = {}     # `_was:X` → X's count (enters/leaves)

@@ -54,6 +54,9 @@ def lower_events(ctx: Ctx) -> list[Transition]:
         models = ctx.per_model() if ev.scope == "model" else (None,)
         for m in models:
             guard = lower_bool(ctx, ev.when, m, ("events", i, "when"))
+            blocked = ctx.event_blocks.get((ev.id, m), [])
+            if blocked:                   # `prevents: blocks_events`
+                guard = conj(guard, *(neg(b) for b in blocked))
             effects = lower_effects(ctx, ev.do, m, ("events", i, "do"))
             out.append(Transition(ctx.instance(ev.id, m), ev.id, "event", guard,
                                   tuple(effects), m))

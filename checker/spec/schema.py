@@ -127,9 +127,23 @@ class RuleDecl(_Strict):
 class PreventDecl(_Strict):
     id: str
     when: str = "true"
-    blocks: list[str]
+    blocks: list[str] = []
+    blocks_events: list[str] = Field(
+        default=[], description="events that cannot happen while `when` holds (\"cannot "
+        "be moved\", \"cannot regain HP\"): what is done to the model, not declared by it")
+    scope: Literal["model", "global"] = "model"
     cite: Cite | None = None
     title: str | None = Field(default=None, max_length=120)   # the name a report gives it
+
+    @model_validator(mode="after")
+    def _blocks_something(self) -> PreventDecl:
+        if not self.blocks and not self.blocks_events:
+            raise ValueError("give 'blocks' (States it cannot gain) or 'blocks_events' "
+                             "(events that cannot happen to it), or both")
+        if self.scope == "global" and self.blocks:
+            raise ValueError("a global prevent blocks events only ('blocks_events'); "
+                             "'blocks' (States) needs a model prevent")
+        return self
 
 
 Scalar = bool | int | str

@@ -1,6 +1,6 @@
 """The seed rulesets checked once per test session, shared by the e2e tests that need a
 fresh full check of one (tests/test_seed_expectations.py, tests/test_determinism.py): a
-fresh Eldfall check takes about 8.5 minutes on two cores, so it is done once.
+fresh Eldfall check takes about 11.5 minutes on two cores, so it is done once.
 
 Each is checked as `ruleproof check spec/<name>.yaml --no-cache --jobs 2` checks it (the
 worker pool, the reading variants side by side), and `json_of` renders the JSON report the

@@ -1,8 +1,8 @@
 """No verdict, trace or report depends on how fast or how loaded the machine is (issue #19):
 the JSON of a check is byte-identical with one process, with two worker processes, and with
 two worker processes beside two processes that keep both cores busy. On Noctvale and
-Eldfall (the real spec/eldfall.yaml: eleven reading variants, three of them twins, of 617
-to 887 million situations, about 8.5 minutes a check with two workers), which the exact
+Eldfall (the real spec/eldfall.yaml: eleven reading variants, three of them twins, of
+hundreds of millions of situations, about 11.5 minutes a check with two workers), which the exact
 reachability core answers (its budget is a count of decision-diagram nodes; the Z3 queries
 around it, certificates included, are budgeted in resource units, `--rlimit`).
 Worker processes compute the core's macro layers lazily, each as deep as its own

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # --no-cache --jobs 2` checks it (tests/seed_checks.py; tests/test_determinism.py compares
 # the same check's JSON with one made beside two busy processes). Measured on two cores
 # (2026-12-05): Noctvale ~20 s (four reading variants, three of them twins), Eldfall
-# (eleven, three twins) ~8.5 min, 2.2 GB, Bushido (five reading variants and their widened
+# (eleven, three twins) ~11.5 min, 2.8 GB, Bushido (five reading variants and their widened
 # systems) ~6 min, 1.4 GB.
 # Bushido's first full check, on 2026-12-04, gave exactly the expectations of
 # tests/expectations/bushido.yaml, written from the text before it.

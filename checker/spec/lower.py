@@ -292,11 +292,11 @@ def _declare(ctx: Ctx) -> None:
         ctx.events.setdefault(f"{ph}-phase", (None, ("phases",)))
         del i
     for i, pv in enumerate(d.prevents):
-        _event_blocks(ctx, i, pv)
-        if pv.scope == "global":
-            continue
-        for m in ctx.per_model():
-            cond = lower_bool(ctx, pv.when, m, ("prevents", i, "when"))
+        models = (None,) if pv.scope == "global" else ctx.per_model()
+        conds = {m: lower_bool(ctx, pv.when, m, ("prevents", i, "when")) for m in models}
+        _event_blocks(ctx, i, pv, conds)
+        for m in models if pv.blocks else ():
+            cond = conds[m]
             for st in pv.blocks:
                 if st not in ctx.state_kind:
                     ctx.err("RP203", f"unknown State {st!r} in 'blocks'",
@@ -305,10 +305,11 @@ def _declare(ctx: Ctx) -> None:
                 ctx.prevents.setdefault((m, st), []).append(cond)
 
 
-def _event_blocks(ctx: Ctx, i: int, pv: PreventDecl) -> None:
-    """`blocks_events`: while `when` holds the event cannot happen. A model prevent blocks
-    that model's instance of a model event; a global event (which names its models: `a.`)
-    is blocked by a global prevent whose `when` names them too."""
+def _event_blocks(ctx: Ctx, i: int, pv: PreventDecl, conds: dict[str | None, LExpr]) -> None:
+    """`blocks_events`: while `when` (lowered per model: `conds`) holds the event cannot
+    happen. A model prevent blocks that model's instance of a model event; a global event
+    (which names its models: `a.`) is blocked by a global prevent whose `when` names them
+    too."""
     declared = {ev.id: ev for ev in ctx.doc.events}
     for name in pv.blocks_events:
         path: PathKey = ("prevents", i, "blocks_events")
@@ -323,9 +324,7 @@ def _event_blocks(ctx: Ctx, i: int, pv: PreventDecl) -> None:
                     "give the prevent 'scope: global' and name the model in 'when' (a.Held)"
                     if ev.scope == "global" else "block it from a model prevent (no 'scope')")
             continue
-        models = (None,) if pv.scope == "global" else ctx.per_model()
-        for m in models:
-            cond = lower_bool(ctx, pv.when, m, ("prevents", i, "when"))
+        for m, cond in conds.items():
             ctx.event_blocks.setdefault((name, m), []).append(cond)
 
 

@@ -125,3 +125,11 @@ def test_a_model_event_of_a_global_prevent_names_the_fix() -> None:
         _system(spec)
     (d,) = [d for d in info.value.diagnostics if "'q'" in d.message]
     assert d.code == "RP203" and "scope: global" in (d.fix or "")
+
+
+def test_one_bad_condition_is_one_error_for_states_and_events() -> None:
+    prevent = "  - {id: p, when: Hed, blocks: [Held], blocks_events: [pushed]}\n"
+    with pytest.raises(SpecError) as info:
+        _system(SPEC.replace("PREVENTS", "prevents:\n" + prevent))
+    assert [d.code for d in info.value.diagnostics] == ["RP203"]
+    assert "Hed" in info.value.diagnostics[0].message

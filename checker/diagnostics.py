@@ -109,6 +109,8 @@ _FINDINGS = [
              "Sentences whose reading changes a verdict"),
     _finding("RP419", "identical-readings", "two readings of a sentence formalize it the same",
              "Readings that formalize a sentence the same way", Severity.WARNING),
+    _finding("RP421", "blocked-effect", "a rule's effect that a prevent blocks",
+             "Effects a prevent blocks"),
     _finding("RP406", "dead-rule", "a rule that can never fire", "Rules that can never fire",
              Severity.WARNING),
     _finding("RP408", "dead-ordering-rule", "an ordering rule that orders nothing",

@@ -242,8 +242,8 @@ class Stat:
     rounding: Literal["down", "up"] = "down"
 
 
-PropertyKind = Literal["always", "never", "reachable", "terminal", "no-stacking", "cap",
-                       "termination", "state-reachable", "rule-fires", "vacuity", "ruling"]
+PropertyKind = Literal["always", "never", "reachable", "terminal", "no-stacking", "cap", "ruling",
+                       "termination", "state-reachable", "rule-fires", "vacuity", "blocked-effect"]
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,10 @@ PLANTED: dict[str, set[Expected]] = {
                          ())},
     "leaves-terminal": {("leaves-terminal", ("raise-dead",), ("Dead",), False, ())},
     "dead-rule": {("dead-rule", ("stand-up",), (), False, ())},
+    "blocked-effect": {("blocked-effect", ("engaged-next-to-enemy", "flying-not-engaged"),
+                        ("Engaged",), False, ())},
+    "blocked-effect-ok": {("blocked-effect", ("engaged-next-to-enemy", "flying-not-engaged"),
+                           ("Engaged",), True, ("flying-not-engaged",))},
     "dead-ordering-rule": {("dead-ordering-rule", ("removal-before-hp",), (), False, ())},
     # the ordering rule is lowered (tests/test_ordering.py) but the order engine does not
     # read it yet: under spec-order resolution the pair is still reported open; the
@@ -123,7 +127,7 @@ KINDS = ("fact-contradiction", "forbidden-obligation", "no-legal-action", "order
          "undefined-reference", "vacuous-property", "leaves-terminal", "deadlock",
          "unmet-obligation", "unusable-permission", "permission-conflict", "scope-sensitive",
          "inconsistent-restatement", "merged-statements", "trigger-wording",
-         "ambiguity")
+         "ambiguity", "blocked-effect")
 SPECS = sorted(p.stem for p in CORPUS.glob("*.yaml"))
 CONFLICT_KINDS = {"fact-contradiction", "forbidden-obligation", "no-legal-action", "deadlock",
                   "unmet-obligation", "unusable-permission", "permission-conflict"}

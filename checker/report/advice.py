@@ -15,6 +15,8 @@ from checker.diagnostics import FINDINGS, Severity
 SPEC_DOCS = "docs/spec-language.md"
 ORDERING = ("an ordering rule", "ordering:", f"{SPEC_DOCS}#ordering-rules")
 OVERRIDES = ("mark the rule that wins", "overrides:", f"{SPEC_DOCS}#decisions-and-constraints")
+PREVENT_OVERRIDES = ("mark the rules the prevent beats, citing the sentence that says so",
+                     "overrides:", f"{SPEC_DOCS}#prevents-immunities")
 ADOPT = ("adopt one reading", "adopt:", "docs/formalizing.md"
          "#5-every-phrase-with-two-readings-gets-both")
 BASELINE = ("accept it as intended (player choice)", "ruleproof baseline",
@@ -75,6 +77,11 @@ _ADVICE: dict[str, Advice] = {
         "The text must say when this chain of effects stops.",
         "“Each effect triggers at most once per resolution.”",
         (ORDERING, BASELINE)),
+    "blocked-effect": Advice(
+        "The rule says the model enters the State; the prevent says it cannot. The text "
+        "must say which wins.",
+        "“Where {a} and {b} meet, the model does not enter the State.”",
+        (PREVENT_OVERRIDES, BASELINE)),
     "dead-rule": Advice(
         "Either the rule's condition can never hold, or the spec formalizes it too narrowly.",
         "Check the condition of {a}: when does it apply?",

@@ -20,6 +20,8 @@ def from_properties(ruleset: Ruleset, results: list[PropertyResult]) -> list[Fin
             out.append(Finding("dead-rule", (r.source,), r.states,
                                f"rule {r.source!r} can never fire: its condition never holds "
                                "when it would change anything"))
+        elif r.kind == "blocked-effect" and r.status is Status.VIOLATED:
+            out.append(_blocked_effect(ruleset, r))
         elif r.kind == "vacuity" and r.status is Status.VIOLATED:
             out.append(Finding("vacuous-property", (r.source,), r.states,
                                f"property {r.source!r} holds only vacuously: its premise can "
@@ -44,3 +46,20 @@ def from_properties(ruleset: Ruleset, results: list[PropertyResult]) -> list[Fin
                 "by that name and no sentence defines it — declare it, list it under "
                 "'undefined:' with its cite, or dismiss it under 'not-a-term:'"))
     return out + lint_findings(ruleset)
+
+
+def _blocked_effect(ruleset: Ruleset, r: PropertyResult) -> Finding:
+    """A rule that would make a model enter a State in a situation where a prevent says it
+    cannot (the built-in invariant `blocked-effect:PREVENT:RULE:STATE` violated): the
+    prevent wins in the model, silently unless the text says so (its `overrides`)."""
+    _, prevent, rule, state = r.id.split(":", 3)
+    prevents = ruleset.doc.prevents if ruleset.doc is not None else []
+    decl = next((p for p in prevents if p.id == prevent), None)
+    resolved = decl is not None and rule in decl.overrides
+    return Finding(
+        "blocked-effect", tuple(sorted((rule, prevent))), (state,),
+        f"rule {rule!r} makes a model {state}, but {prevent!r} forbids it here: the effect "
+        "does nothing"
+        + ("; the prevent says it overrides the rule" if resolved else
+           " — the text must say which sentence wins"),
+        resolved=resolved, resolved_by=(prevent,) if resolved else (), trace=r.trace)

@@ -17,7 +17,7 @@ from checker.ir import Decision, Element, LExpr, PathKey, Ruleset, System, Var, 
 from checker.spec.cite import cite_all
 from checker.spec.lower_ctx import Ctx
 from checker.spec.lower_decisions import lower_declares, lower_permissions
-from checker.spec.lower_expr import did_you_mean, lower_bool
+from checker.spec.lower_expr import check_overrides, did_you_mean, lower_bool
 from checker.spec.lower_order import lower_ordering
 from checker.spec.lower_props import (
     lower_properties,
@@ -295,6 +295,7 @@ def _declare(ctx: Ctx) -> None:
         models = (None,) if pv.scope == "global" else ctx.per_model()
         conds = {m: lower_bool(ctx, pv.when, m, ("prevents", i, "when")) for m in models}
         _event_blocks(ctx, i, pv, conds)
+        check_overrides(ctx, "prevents", i, pv.overrides, [r.id for r in d.rules], "rule")
         for m in models if pv.blocks else ():
             cond = conds[m]
             for st in pv.blocks:
@@ -302,7 +303,7 @@ def _declare(ctx: Ctx) -> None:
                     ctx.err("RP203", f"unknown State {st!r} in 'blocks'",
                             ("prevents", i, "blocks"), did_you_mean(st, list(ctx.state_kind)))
                     continue
-                ctx.prevents.setdefault((m, st), []).append(cond)
+                ctx.prevents.setdefault((m, st), []).append((pv.id, cond))
 
 
 def _event_blocks(ctx: Ctx, i: int, pv: PreventDecl, conds: dict[str | None, LExpr]) -> None:

@@ -25,7 +25,14 @@ class Ctx:
         self.model_vars: set[str] = set()
         self.inputs: set[str] = set()
         self.events: dict[str, Any] = {}
-        self.prevents: dict[tuple[str | None, str], list[LExpr]] = {}
+        # (owner model, State) -> (prevent id, the condition under which it blocks the State)
+        self.prevents: dict[tuple[str | None, str], list[tuple[str, LExpr]]] = {}
+        # while a rule's effects are lowered: (prevent id, owner, State, when that prevent
+        # blocks an `enter`/`add` the effect would otherwise make); None outside rules
+        self.block_log: list[tuple[str, str | None, str, LExpr]] | None = None
+        self.effect_conds: list[LExpr] = []          # the `if COND:` around the effect
+        # per rule instance: (rule id, instance id, prevent id, State, that condition)
+        self.blocked_effects: list[tuple[str, str, str, str, LExpr]] = []
         # (event id, model or None for a global event) -> conditions under which a prevent
         # blocks that event (`blocks_events`)
         self.event_blocks: dict[tuple[str, str | None], list[LExpr]] = {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from checker.ir import FALSE, Assign, Const, LExpr, Op, PathKey, V, conj, disj, lvars
+from checker.ir import FALSE, Assign, Const, LExpr, Op, PathKey, V, conj, disj, lvars, neg
 from checker.spec import expr as ast
 from checker.spec.lower_ctx import Ctx
 from checker.spec.lower_expr import (
@@ -56,7 +56,11 @@ def _conditional(ctx: Ctx, cond_text: str, text: str, model: str | None,
     the old value otherwise). COND may not read what the effect changes, so that it means
     the same before and after every assignment of the effect."""
     cond = lower_bool(ctx, cond_text, model, path)
-    inner = lower_effects(ctx, [text], model, path)
+    ctx.effect_conds.append(cond)
+    try:
+        inner = lower_effects(ctx, [text], model, path)
+    finally:
+        ctx.effect_conds.pop()
     clash = sorted(lvars(cond) & {a.var for a in inner})
     if clash:
         ctx.err("RP206", f"in effect {text!r}: the condition {cond_text!r} reads {clash[0]!r}, "
@@ -69,11 +73,18 @@ def _clamp(e: LExpr, lo: int, hi: int) -> LExpr:
     return Op("min", (Op("max", (e, Const(lo))), Const(hi)))
 
 
-def _blocked(ctx: Ctx, owner: str | None, state: str, current: LExpr) -> LExpr:
-    conds = list(ctx.prevents.get((owner, state), []))
-    if state in ctx.stacking_none:
-        conds.append(Op("ge", (current, Const(1))))
-    return disj(*conds)
+def _blocked(ctx: Ctx, owner: str | None, state: str, current: LExpr,
+             changed: LExpr) -> LExpr:
+    """When the `enter`/`add` of `state` does nothing: a prevent blocks it, or the State
+    does not stack and is there. Inside a rule (`ctx.block_log`), each prevent's case is
+    logged with `changed` (the effect would change the variable) for `blocked-effect`."""
+    prevents = ctx.prevents.get((owner, state), [])
+    stacked = Op("ge", (current, Const(1))) if state in ctx.stacking_none else FALSE
+    if ctx.block_log is not None:
+        for pid, cond in prevents:
+            ctx.block_log.append((pid, owner, state,
+                                  conj(*ctx.effect_conds, cond, changed, neg(stacked))))
+    return disj(*(c for _, c in prevents), stacked)
 
 
 def _effect(ctx: Ctx, eff: ast.Effect, model: str | None, path: PathKey) -> list[Assign]:
@@ -94,8 +105,8 @@ def _effect(ctx: Ctx, eff: ast.Effect, model: str | None, path: PathKey) -> list
                 name = ctx.q(owner, state)
                 total = V(name)
             var = ctx.vars[name]
-            blocked = _blocked(ctx, owner, state, total)
             new = _clamp(Op("add", (V(name), Const(n))), var.lo, var.hi)
+            blocked = _blocked(ctx, owner, state, total, Op("ne", (new, V(name))))
             return [Assign(name, Op("ite", (blocked, V(name), new)) if blocked != FALSE else new)]
         case ast.Leave(target):
             owner, state = state_ref(ctx, target, model)

@@ -226,6 +226,15 @@ def with_builtin_properties(ctx: Ctx, system: System, user: list[Property]) -> S
         props.append(Property(f"rule-fires:{source}", source, "rule-fires", "reachable",
                               disj(*(enabled(system, r) for r in insts)), at="all",
                               text=f"rule {source!r} can fire"))
+    blocked: dict[tuple[str, str, str], list[LExpr]] = {}
+    for rule, _inst, pid, state, cond in ctx.blocked_effects:
+        blocked.setdefault((rule, pid, state), []).append(cond)
+    for (rule, pid, state), conds in blocked.items():
+        # violated (a trace to the clash) is the finding, as for the other built-ins
+        props.append(Property(f"blocked-effect:{pid}:{rule}:{state}", rule, "blocked-effect",
+                              "invariant", neg(disj(*conds)), at="all", states=(state,),
+                              text=f"prevent {pid!r} never meets rule {rule!r} making a "
+                                   f"model {state}"))
     res = V(system.res_var)
     props.append(Property("termination", "rules", "termination", "invariant",
                           disj(Op("lt", (res, Const(system.res_bound))), stable(system)),

@@ -70,7 +70,12 @@ def lower_rules(ctx: Ctx) -> list[Transition]:
         for m in ctx.per_model():
             ident = ctx.instance(rd.id, m)
             when = lower_bool(ctx, rd.when, m, ("rules", i, "when"))
-            effects = lower_effects(ctx, rd.do or [], m, ("rules", i, "do"))
+            ctx.block_log = []
+            try:
+                effects = lower_effects(ctx, rd.do or [], m, ("rules", i, "do"))
+                blocked_log = ctx.block_log
+            finally:
+                ctx.block_log = None
             on_inst: list[str] = []
             triggers: list[LExpr] = []
             edges: list[str] = []
@@ -106,6 +111,8 @@ def lower_rules(ctx: Ctx) -> list[Transition]:
                 guard = when
             out.append(Transition(ident, rd.id, "rule", guard, tuple(effects), m,
                                   tuple(on_inst), edges=tuple(dict.fromkeys(edges))))
+            for pid, _owner, state, cond in blocked_log:    # for `blocked-effect`
+                ctx.blocked_effects.append((rd.id, ident, pid, state, conj(guard, cond)))
     return out
 
 

@@ -132,6 +132,9 @@ class PreventDecl(_Strict):
         default=[], description="events that cannot happen while `when` holds (\"cannot "
         "be moved\", \"cannot regain HP\"): what is done to the model, not declared by it")
     scope: Literal["model", "global"] = "model"
+    overrides: list[str] = Field(
+        default=[], description="rules whose `enter`/`add` the text says this prevent "
+        "beats: their `blocked-effect` findings are resolved (cite the sentence that says so)")
     cite: Cite | None = None
     title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 

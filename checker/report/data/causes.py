@@ -372,7 +372,9 @@ def _impact(kind: str, tier: str, terminal: bool) -> str:
 
 def _situation(ctx: Context, f: FindingView, states: tuple[str, ...]) -> str:
     parts = []
-    if states:
+    if f.kind == "blocked-effect" and states:   # the State is the one it would enter
+        parts.append(f"a model would become {' and '.join(states)} but cannot")
+    elif states:
         parts.append(f"a model is {' and '.join(states)}")
     when = _when(ctx, f)
     if when:

@@ -10,7 +10,8 @@ from checker.report.wording import KIND_TITLES
 from checker.results import FINDING_KINDS, REACHABLE_KINDS, Status
 
 # violations of these kinds are reported as findings (checker.findings), not a second time
-FINDING_BACKED = frozenset({"state-reachable", "rule-fires", "vacuity", "termination"})
+FINDING_BACKED = frozenset({"state-reachable", "rule-fires", "vacuity", "termination",
+                            "blocked-effect"})
 USER_KINDS = frozenset({"always", "never", "cap", "reachable", "terminal"})
 
 

@@ -22,7 +22,7 @@ from checker.results import Finding, Status
 
 pytestmark = pytest.mark.unit
 
-OPTIONS = Options(timeout_ms=60_000)
+OPTIONS = Options(timeout_ms=600_000)   # a safety net: the counted rlimit decides
 
 BASE = """meta:
   - {id: no-stacking, stacking: none, cite: "States of the same name cannot stack."}

@@ -130,7 +130,7 @@ def test_an_attribute_restriction_is_a_restriction_on_every_decision_with_it(
 
 def test_an_obligation_meets_a_restriction_phrased_on_attributes(tmp_path: Path) -> None:
     found = {(f.kind, f.rules) for f in find_conflicts(spec(tmp_path, ATTRS),
-                                                       Options(timeout_ms=10_000))}
+                                                       Options(timeout_ms=600_000))}
     assert ("forbidden-obligation", ("cornered-charge", "slowed-simple")) in found
 
 
@@ -164,7 +164,7 @@ constraints:
     (reveal,) = [e for e in ruleset.system.events if e.id == "reveal"]
     assert evaluate(reveal.guard, {"Hidden": 1})
     found = {(f.kind, f.resolved, f.resolved_by)
-             for f in find_conflicts(ruleset, Options(timeout_ms=10_000))}
+             for f in find_conflicts(ruleset, Options(timeout_ms=600_000))}
     assert found == {("permission-conflict", True, ("may-reveal",))}
 
 
@@ -198,12 +198,12 @@ def test_a_grant_by_attribute_meets_only_a_prohibition_of_all_its_options(
     ruleset = spec(tmp_path, CRAWL)
     (first, _) = ruleset.system.permissions
     assert first.granted() == (("crawl_away", "crawl_closer"), ("recover",))
-    found = {(f.kind, f.rules) for f in find_conflicts(ruleset, Options(timeout_ms=10_000))}
+    found = {(f.kind, f.rules) for f in find_conflicts(ruleset, Options(timeout_ms=600_000))}
     assert found == {("permission-conflict", ("downed-may-crawl-or-recover", "only-recover"))}
     # the same spec granting the options one by one: Fear now meets the grant of crawl_closer
     one_by_one = spec(tmp_path, CRAWL.replace("[{kind: crawl}, recover]",
                                               "[crawl_away, crawl_closer, recover]"))
-    found = {(f.kind, f.rules) for f in find_conflicts(one_by_one, Options(timeout_ms=10_000))}
+    found = {(f.kind, f.rules) for f in find_conflicts(one_by_one, Options(timeout_ms=600_000))}
     assert ("permission-conflict", ("downed-may-crawl-or-recover", "fear-no-closer")) in found
 
 
@@ -242,5 +242,5 @@ def test_slots_are_decisions_and_a_restriction_on_the_name_binds_every_slot(
         "action.first", "action.second"}
     (charge,) = [e for e in system.events if e.id == "first-charge"]
     assert charge.declares == (("action.first", "charge", None),)
-    found = {(f.kind, f.rules) for f in find_conflicts(ruleset, Options(timeout_ms=10_000))}
+    found = {(f.kind, f.rules) for f in find_conflicts(ruleset, Options(timeout_ms=600_000))}
     assert ("forbidden-obligation", ("cornered-charges-first", "slowed-simple")) in found

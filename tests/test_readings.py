@@ -28,7 +28,7 @@ from checker.spec.load import load_ruleset
 pytestmark = pytest.mark.corpus
 
 CORPUS = Path(__file__).parent / "corpus" / "findings"
-OPTIONS = Options(use_cache=False, timeout_ms=10_000)
+OPTIONS = Options(use_cache=False, timeout_ms=600_000)
 REST = "one Rest removes every kind of marker listed"
 CHOSEN = "one Rest removes one kind, chosen by the player"
 

@@ -31,7 +31,7 @@ from checker.spec.load import load_ruleset
 pytestmark = pytest.mark.differential
 
 CORPUS = Path(__file__).parent / "corpus" / "findings"
-OPTIONS = Options(timeout_ms=10_000)
+OPTIONS = Options(timeout_ms=600_000)   # a safety net: the counted rlimit decides
 OPTS = ["move", "retreat", "shoot"]
 SLOTS = ["first", "second"]
 

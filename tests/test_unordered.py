@@ -128,7 +128,7 @@ def test_every_engine_respects_precedence(precedence: tuple[Precedence, ...]) ->
         assert ("x-two" in explore_macro(system, [x_two], reduce=reduce).hits) == want
     core = Reach(system)
     assert core.complete and (core.check(x_two).status == "reachable") == want
-    out = bmc.search(system, x_two, Options(max_depth=6, timeout_ms=10_000))
+    out = bmc.search(system, x_two, Options(max_depth=6, timeout_ms=600_000))
     assert (out.kind is Kind.FOUND) == want
     if want:
         assert out.trace is not None and out.trace.replayed
@@ -162,7 +162,7 @@ STUN = ("end-clears-stun", "stunned-loses-hp")
 def _stun(**system_changes: object) -> list[object]:
     ruleset = load_ruleset(CORPUS / "order-dependence.yaml")
     system = dataclasses.replace(ruleset.system, **system_changes)  # type: ignore[arg-type]
-    scan = scan_order(dataclasses.replace(ruleset, system=system), Options(timeout_ms=10_000))
+    scan = scan_order(dataclasses.replace(ruleset, system=system), Options(timeout_ms=600_000))
     return [f for f in scan.findings if f.kind == "order-dependence" and f.rules == STUN]
 
 

@@ -27,7 +27,7 @@ from checker.spec.widen import ranges, widened
 pytestmark = pytest.mark.corpus
 
 CORPUS = Path(__file__).parent / "corpus" / "findings"
-OPTIONS = Options(use_cache=False, timeout_ms=10_000)
+OPTIONS = Options(use_cache=False, timeout_ms=600_000)
 # hp is kept at most 1 only by its range: the widened system breaks `small`
 HEAL = """\
 vars:

@@ -147,3 +147,22 @@ def test_the_property_reads_what_the_rule_reads(tmp_path: Path) -> None:
                 env = {**s0, "Flying": flying, "Engaged": engaged,
                        "_happened:end-next-to-enemy": happened}
                 assert evaluate(p.expr, env) == (not (flying and not engaged and happened))
+
+
+def test_effects_run_in_order_and_the_prevent_is_read_when_the_enter_runs(
+        tmp_path: Path) -> None:
+    # "leave Flying, then enter Engaged": the model is no longer Flying when it enters
+    # Engaged, so the prevent never blocks it (reading the pre-state would say it does)
+    rules = TRIGGERED.replace("do: [enter Engaged]", "do: [leave Flying, enter Engaged]")
+    (tmp_path / "leave").mkdir()
+    _, found = _check(tmp_path / "leave", rules)
+    assert found == []
+    # "enter Flying, then enter Engaged": always blocked, also for a model on the ground
+    rules = TRIGGERED.replace("do: [enter Engaged]", "do: [enter Flying, enter Engaged]")
+    (tmp_path / "enter").mkdir()
+    ruleset, (f,) = _check(tmp_path / "enter", rules)
+    assert f.trace is not None
+    start, event = f.trace.steps                     # the start, then the event alone
+    assert dict(start.state)["Flying"] == 0 and event.event == "end-next-to-enemy"
+    last = _last_state(ruleset, f)                   # the rule fired: Flying, not Engaged
+    assert (last["Flying"], last["Engaged"]) == (1, 0)

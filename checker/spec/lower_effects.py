@@ -4,7 +4,21 @@ from __future__ import annotations
 
 import re
 
-from checker.ir import FALSE, Assign, Const, LExpr, Op, PathKey, V, conj, disj, lvars, neg
+from checker.ir import (
+    FALSE,
+    Assign,
+    Const,
+    LExpr,
+    Op,
+    PathKey,
+    V,
+    conj,
+    disj,
+    lvars,
+    neg,
+    post_state,
+    substitute,
+)
 from checker.spec import expr as ast
 from checker.spec.lower_ctx import Ctx
 from checker.spec.lower_expr import (
@@ -29,25 +43,37 @@ _IF = re.compile(r"^if\s+(?P<cond>.+?):\s+(?P<effect>.+)$")
 
 
 def lower_effects(ctx: Ctx, texts: list[str], model: str | None, path: PathKey) -> list[Assign]:
+    """The effects `texts`, in order (each sees the previous ones' results). Inside a rule,
+    the `blocked-effect` cases logged by an effect are rewritten over the state before
+    `texts` (through the effects before it), so that they read the rule's pre-state."""
     out: list[Assign] = []
     for i, text in enumerate(texts):
-        p = (*path, i)
-        guarded = _IF.match(text.strip())
-        if guarded is not None:
-            out.extend(_conditional(ctx, guarded["cond"], guarded["effect"], model, p))
-            continue
-        try:
-            eff = ast.parse_effect(text)
-        except ast.ExprSyntaxError as exc:
-            ctx.err("RP205", f"cannot parse effect {text!r}: {exc}", p,
-                    "effects: enter X, leave X, add [N] X, remove [N|all|highest] X [-> var], "
-                    "var = expr, var += expr, var -= expr, emit event")
-            continue
-        try:
-            out.extend(_effect(ctx, eff, model, p))
-        except ExprTypeError as exc:
-            ctx.err(exc.code, f"in effect {text!r}: {exc}", p, exc.fix)
+        logged = len(ctx.block_log) if ctx.block_log is not None else 0
+        done = len(out)
+        out.extend(_one_effect(ctx, text, model, (*path, i)))
+        if ctx.block_log is not None and done and len(ctx.block_log) > logged:
+            before = post_state(tuple(out[:done]))
+            ctx.block_log[logged:] = [(pid, owner, state, substitute(cond, before))
+                                      for pid, owner, state, cond in ctx.block_log[logged:]]
     return out
+
+
+def _one_effect(ctx: Ctx, text: str, model: str | None, p: PathKey) -> list[Assign]:
+    guarded = _IF.match(text.strip())
+    if guarded is not None:
+        return _conditional(ctx, guarded["cond"], guarded["effect"], model, p)
+    try:
+        eff = ast.parse_effect(text)
+    except ast.ExprSyntaxError as exc:
+        ctx.err("RP205", f"cannot parse effect {text!r}: {exc}", p,
+                "effects: enter X, leave X, add [N] X, remove [N|all|highest] X [-> var], "
+                "var = expr, var += expr, var -= expr, emit event")
+        return []
+    try:
+        return _effect(ctx, eff, model, p)
+    except ExprTypeError as exc:
+        ctx.err(exc.code, f"in effect {text!r}: {exc}", p, exc.fix)
+        return []
 
 
 def _conditional(ctx: Ctx, cond_text: str, text: str, model: str | None,

@@ -26,12 +26,15 @@ from seed_checks import json_of
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parent.parent
+# a busy loop that ends with the test process: killed with it (a cancelled CI job, Ctrl-C)
+# it would otherwise spin on, orphaned, and slow everything after it
+BUSY = "import os\nparent = os.getppid()\nwhile os.getppid() == parent: pass"
 
 
 def _check(spec: str, out: Path, jobs: int, *, loaded: bool = False) -> bytes:
     """The `--json` file of a fresh check; with `loaded`, beside two processes that keep
     both cores busy."""
-    busy = ([subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    busy = ([subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(2)]
             if loaded else [])
     try:
         done = subprocess.run([sys.executable, "-m", "checker", "check", spec, "--no-cache",

@@ -22,18 +22,19 @@ as in `explore_macro`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from checker.errors import InternalError
 from checker.interpret import replay
-from checker.ir import Property, System, lvars
+from checker.ir import LExpr, Property, System, lvars
 from checker.results import Trace
 
 from .bounded import BoundedCore
 from .certify import CERT_RLIMIT, Certifier, CertResult
 from .core import SIFT_AT, Core, Progress, Resolution, is_termination
-from .encode import Node, State
+from .encode import Compiler, Node, State
 from .witness import Segment, Stepper, first_layer, walk_back
 
 ReachStatus = Literal["proved", "violated", "reachable", "unreachable", "too-large"]
@@ -162,7 +163,25 @@ class Reach:
         return self._certifier[1].excludes(prop)
 
     # ------------------------------------------------------------------ queries
-    def check(self, prop: Property) -> ReachResult:
+    def targets(self, exprs: Sequence[LExpr]) -> list[Node] | None:
+        """The reachable micro states where each expression holds, compiled as one batch
+        (one memo for the batch, dropped with it): `check(prop, target=...)` then answers
+        any union of them without compiling again. None unless the fast core is complete
+        and no expression reads the resolution counter (`check` sends those to the
+        counted core)."""
+        progress = self.run()
+        core = self.core
+        if not isinstance(core, Core) or not progress.complete or \
+                any(self.system.res_var in lvars(e) for e in exprs):
+            return None
+        compiler = Compiler(core.enc, frozenset())
+        return [compiler.boolean(e) & core.all_micro for e in exprs]
+
+    def check(self, prop: Property, target: Node | None = None) -> ReachResult:
+        """`target`: the states `prop` looks for, already compiled (a union of `targets`;
+        reachable `mode="reachable"` properties only), instead of compiling `prop.expr`."""
+        if target is not None and (prop.mode != "reachable" or is_termination(prop)):
+            raise InternalError("reach: a compiled target is for reachability questions")
         progress = self.run()
         core = self.core
         false = core.enc.bdd.false
@@ -178,7 +197,8 @@ class Reach:
         if isinstance(core, Core):
             if not progress.complete:
                 return ReachResult(prop.id, "too-large", reason=progress.reason)
-            target = self._target(core, prop)
+            if target is None:
+                target = self._target(core, prop)
             reached = core.all_micro if prop.at == "all" else core.all_stable
             if reached & target == false:
                 return ReachResult(prop.id, "proved" if prop.mode == "invariant"
@@ -191,6 +211,8 @@ class Reach:
                                    f"({core.progress.reason}); the exact set meets the "
                                    "target")
             return self._found(prop, k, walk_back(core, k, target, prop.at))
+        if target is not None:
+            raise InternalError("reach: a compiled target needs the complete fast core")
         target = self._target(core, prop)
         k = first_layer(core, target, prop.at)
         if k is None and not progress.complete:

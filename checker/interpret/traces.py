@@ -136,6 +136,7 @@ def replay(system: System, start: State, events: Events, prop: Property | None =
     cur = micro[-1]
     steps = [Step("", (), interp.fired_along(micro), (),
                   tuple(zip(interp.names, cur, strict=True)))]
+    first = tuple(zip(interp.names, start, strict=True)) if cur != start else ()
     for k, (event_id, inputs) in enumerate(events if not stuck else []):
         if k + 1 >= len(fired):
             raise InternalError(f"trace gives no rule choices for step {k + 1}")
@@ -153,14 +154,14 @@ def replay(system: System, start: State, events: Events, prop: Property | None =
         if not ok:
             raise InternalError(f"trace for {prop.id!r} does not replay: the reference "
                                 f"interpreter finds no {expect} at its end")
-    return Trace(tuple(steps), replayed=True)
+    return Trace(tuple(steps), replayed=True, start=first)
 
 
 def trace_steps(interp: Interpreter, trace: Trace
                 ) -> tuple[State, list[tuple[str, tuple[int, ...]]]]:
     """A trace as reported, as `replay` takes it: its start state and its (event, input
     values) steps, the inputs' shown labels turned back into their indices."""
-    raw = dict(trace.steps[0].state)
+    raw = dict(trace.start or trace.steps[0].state)
     start: State = tuple(raw[n] for n in interp.names)
     events = []
     for st in trace.steps[1:]:

@@ -76,6 +76,10 @@ class Step:
 class Trace:
     steps: tuple[Step, ...]
     replayed: bool = False                        # replayed by the reference interpreter
+    # the initial state the trace starts from (raw values) when its initial resolution
+    # fired rules: step 0 shows the state after them, from which the start cannot be read
+    # back; empty when step 0's state is the start
+    start: tuple[tuple[str, int], ...] = ()
 
     def __len__(self) -> int:
         return len(self.steps)

@@ -21,7 +21,7 @@ def trace_to(t: Trace | None) -> Any:
     return {"replayed": t.replayed, "steps": [
         {"event": s.event, "inputs": [list(p) for p in s.inputs], "fired": list(s.fired),
          "changed": [list(p) for p in s.changed], "state": [list(p) for p in s.state]}
-        for s in t.steps]}
+        for s in t.steps], **({"start": [list(p) for p in t.start]} if t.start else {})}
 
 
 def trace_from(d: Any) -> Trace | None:
@@ -30,7 +30,8 @@ def trace_from(d: Any) -> Trace | None:
     return Trace(tuple(Step(s["event"], tuple((a, b) for a, b in s["inputs"]),
                             tuple(s["fired"]), tuple((a, b) for a, b in s["changed"]),
                             tuple((a, int(b)) for a, b in s["state"]))
-                       for s in d["steps"]), bool(d["replayed"]))
+                       for s in d["steps"]), bool(d["replayed"]),
+                 tuple((a, int(b)) for a, b in d.get("start", ())))
 
 
 def property_to(p: PropertyResult) -> dict[str, Any]:

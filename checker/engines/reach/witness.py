@@ -218,4 +218,6 @@ class Stepper:
             m = MacroStep(self.events[seg.event], seg.inputs, seg.micro, seg.fired, stuck)
             steps.append(describe_step(self.interp, prev, m))
             prev = last
-        return Trace(tuple(steps), replayed=False)
+        first = init.micro[0]
+        start = tuple(zip(names, first, strict=True)) if first != init.micro[-1] else ()
+        return Trace(tuple(steps), replayed=False, start=start)

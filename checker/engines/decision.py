@@ -243,16 +243,21 @@ class Reacher:
             elif reachable is None or trace is None:
                 break
             else:
-                settled = []
-                for c in pending:
-                    confirmed = self.confirm(trace, c, at)
-                    if confirmed is not None:
-                        self._cache[(c, at)] = Witness(True, *confirmed)
-                        settled.append(c)
+                settled = self._settle(trace, pending, at)
                 if not settled:
                     break
                 pending = [c for c in pending if c not in settled]
         return [self.witness(c, at) for c in conditions]
+
+    def _settle(self, trace: Trace, pending: list[LExpr], at: At) -> list[LExpr]:
+        """The pending conditions `trace` shows, each cached with its own cut trace."""
+        settled = []
+        for c in pending:
+            confirmed = self.confirm(trace, c, at)
+            if confirmed is not None:
+                self._cache[(c, at)] = Witness(True, *confirmed)
+                settled.append(c)
+        return settled
 
     def _from_core(self, pending: list[LExpr], at: At) -> list[LExpr]:
         """`witness_many`'s batching answered from the complete reachability core, each
@@ -264,7 +269,7 @@ class Reacher:
         conditions meets the reachable set where the whole batch does. The conditions it
         leaves undecided (the core is missing or gives no trace) are returned."""
         core = shared_core(self.system, self.options.node_budget)
-        targets = core.targets(pending) if core is not None else None
+        targets = core.targets(pending, at) if core is not None else None
         if core is None or targets is None:
             return pending
         false = core.core.enc.bdd.false
@@ -283,12 +288,7 @@ class Reacher:
             found = core.check(_question(disj(*left), at), target=union)
             if found.status != "reachable" or found.trace is None:
                 break
-            settled = []
-            for c in left:
-                confirmed = self.confirm(found.trace, c, at)
-                if confirmed is not None:
-                    self._cache[(c, at)] = Witness(True, *confirmed)
-                    settled.append(c)
+            settled = self._settle(found.trace, left, at)
             if not settled:
                 break
             left = [c for c in left if c not in settled]

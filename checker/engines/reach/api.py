@@ -163,19 +163,20 @@ class Reach:
         return self._certifier[1].excludes(prop)
 
     # ------------------------------------------------------------------ queries
-    def targets(self, exprs: Sequence[LExpr]) -> list[Node] | None:
-        """The reachable micro states where each expression holds, compiled as one batch
-        (one memo for the batch, dropped with it): `check(prop, target=...)` then answers
-        any union of them without compiling again. None unless the fast core is complete
-        and no expression reads the resolution counter (`check` sends those to the
-        counted core)."""
+    def targets(self, exprs: Sequence[LExpr], at: str = "all") -> list[Node] | None:
+        """The reachable states (stable ones unless `at` is "all") where each expression
+        holds, compiled as one batch (one memo for the batch, dropped with it):
+        `check(prop, target=...)` then answers any union of them without compiling again.
+        None unless the fast core is complete and no expression reads the resolution
+        counter (`check` sends those to the counted core)."""
         progress = self.run()
         core = self.core
         if not isinstance(core, Core) or not progress.complete or \
                 any(self.system.res_var in lvars(e) for e in exprs):
             return None
         compiler = Compiler(core.enc, frozenset())
-        return [compiler.boolean(e) & core.all_micro for e in exprs]
+        reached = core.all_micro if at == "all" else core.all_stable
+        return [compiler.boolean(e) & reached for e in exprs]
 
     def check(self, prop: Property, target: Node | None = None) -> ReachResult:
         """`target`: the states `prop` looks for, already compiled (a union of `targets`;

@@ -89,3 +89,32 @@ def test_a_trace_whose_start_fires_a_rule_keeps_its_start() -> None:
         assert t == trace
         assert replay_trace(system, t).steps == trace.steps
     assert reacher.witness(Op("not", (expr,)), "stable").reachable is False
+
+
+@settings(max_examples=max(EXAMPLES // 3, 5), deadline=None, derandomize=True)
+@given(rulesets(edges=True))
+def test_an_unchecked_certificate_is_no_answer(text: str) -> None:
+    """The core's "unreachable" counts only with its Z3 certificate. With the certificate's
+    resource limit at 1 unit none is checked: a complete explicit search still decides
+    every condition (as explicit search's answers), and with the explicit search cut at
+    one state the conditions the core finds unreachable are undecided, saying why, never
+    "unreachable" (the scans then list them as undecided, never as "no finding"). The
+    reachable ones keep their witnesses: they need no certificate."""
+    with tempfile.TemporaryDirectory() as folder:
+        system = load_spec(Path(folder), text)
+    exprs = [p.expr for p in system.properties]
+    conditions = [*exprs, *(Op("not", (e,)) for e in exprs)]
+    explicit = ExplicitIndex(system, 200_000)
+    starved = Options(cert_rlimit=1)
+    blind = Options(cert_rlimit=1, explicit_limit=1)
+    for at in ("stable", "all"):
+        decided = Reacher(system, starved).witness_many(conditions, at)
+        undecided = Reacher(system, blind).witness_many(conditions, at)
+        for cond, w, u in zip(conditions, decided, undecided, strict=True):
+            verdict, _, _ = explicit.find(cond, at)
+            assert w.reachable is (verdict == "holds"), (cond, at)
+            if verdict == "holds":
+                assert u.reachable is True, (cond, at)
+            else:
+                assert u.reachable is None, (cond, at)
+                assert "certificate was not checked" in u.reason, u.reason

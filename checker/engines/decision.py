@@ -6,7 +6,8 @@ that turn IR objects back into spec element ids and States.
 Reachability (`_reach`) is answered from the system's exact BDD reachability core
 (`checker.engines.reach.shared_core`) when the system fits its node budget (an
 "unreachable" only with its Z3 certificate, `checker.engines.reach.certify`; when the
-certificate's resource limit runs out, the engines below decide); otherwise it
+certificate's resource limit runs out, only a complete explicit search still decides, else
+the answer is undecided and says so); otherwise it
 asks `checker.engines.check_property` for a `reachable` property when that engine exists;
 when it does not (or answers UNKNOWN, or z3 fails) it falls back to explicit breadth-first
 search, which is complete below `options.explicit_limit` states.
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -68,6 +69,11 @@ class Scan:
     findings: list[Finding] = field(default_factory=list)
     undecided: list[Undecided] = field(default_factory=list)
 
+
+# the unreachable conditions of a batch are certified together in chunks of this many: one
+# Z3 query for a whole batch ran out of its limit on Bushido (26 and 34 conditions) and
+# Eldfall (124), where each condition alone was certified, at about 0.7 s each
+CERT_CHUNK = 8
 
 SCAN_PARTS = 4   # each scan (conflicts, order, ordering) is decided in this many parts
 
@@ -135,28 +141,36 @@ def _question(condition: LExpr, at: At) -> Property:
 
 def _reach(system: System, condition: LExpr, options: Options | None = None,
            at: At = "stable", explicit: ExplicitIndex | None = None,
-           store: ProofStore | None = None) -> tuple[bool | None, Trace | None]:
+           store: ProofStore | None = None, why: list[str] | None = None
+           ) -> tuple[bool | None, Trace | None]:
     """Is some reachable (stable, unless `at == "all"`) state satisfying `condition`?
-    True comes with a witness trace that replays; None means the engines could not tell.
+    True comes with a witness trace that replays; None means the engines could not tell
+    (the reason, when there is one beyond "unknown", appended to `why`).
     Symbolic engines first; explicit search (`explicit`, else `explore`) when they are
     missing or answer UNKNOWN. `store` keeps and reuses the engines' proofs."""
     opts = options or Options()
     prop = _question(condition, at)
     core = shared_core(system, opts.node_budget)
+    uncertified = False
     if core is not None:       # the exact reachable set: the answer, with a shortest trace
         exact = core.check(prop)
         if exact.status == "reachable" and exact.trace is not None:
             return True, exact.trace
         if exact.status == "unreachable":
-            # the exact set answers, as a property's proof by the decision diagrams does;
-            # its Z3 certificate (`reach.certify`) is checked within its counted limit and
-            # raises when Z3 refutes it. Past the limit the answer stands unchecked, as a
-            # proof "decision diagrams; certificate not checked" does: the Z3 engines, which
-            # the certificate could not afford either, would only spend their budgets.
-            core.certify(prop, opts.cert_rlimit, opts.timeout_ms)
-            return False, None
-    check_property = getattr(importlib.import_module("checker.engines"), "check_property",
-                             None)
+            # the exact set answers "unreachable" only with its Z3 certificate
+            # (`reach.certify`), checked within its counted limit (it raises when Z3
+            # refutes it). Past the limit the answer is not one of record: only the
+            # explicit search, when it is complete, still decides (the Z3 engines, which
+            # the certificate could not afford, would only spend their budgets).
+            cert = core.certify(prop, opts.cert_rlimit, opts.timeout_ms)
+            if cert.status == "certified":
+                return False, None
+            uncertified = True
+            if why is not None:
+                why.append(f"the decision diagrams find no such situation, but their Z3 "
+                           f"certificate was not checked ({cert.detail})")
+    check_property = None if uncertified else getattr(
+        importlib.import_module("checker.engines"), "check_property", None)
     if check_property is not None:
         try:
             result = check_property(system, prop, opts, store=store)
@@ -233,21 +247,28 @@ class Reacher:
         pending = [c for c in dict.fromkeys(conditions) if (c, at) not in self._cache]
         if len(pending) > 1:
             pending = self._from_core(pending, at)
+        self._batches(pending, at, lambda left: _reach(
+            self.system, disj(*left), self.options, at, self.explicit, self.store, []))
+        return [self.witness(c, at) for c in conditions]
+
+    def _batches(self, pending: list[LExpr], at: At,
+                 ask: Callable[[list[LExpr]], tuple[bool | None, Trace | None]]) -> None:
+        """Ask "is any of the pending conditions reachable?" (`ask`) until one is left:
+        False settles them all as unreachable; a trace settles every condition it shows;
+        an undecided answer, or a trace that shows none, leaves the rest to single
+        queries (`witness`)."""
         while len(pending) > 1:
-            reachable, trace = _reach(self.system, disj(*pending), self.options, at,
-                                      self.explicit, self.store)
+            reachable, trace = ask(pending)
             if reachable is False:
                 for c in pending:
                     self._cache[(c, at)] = Witness(False)
-                pending = []
-            elif reachable is None or trace is None:
-                break
-            else:
-                settled = self._settle(trace, pending, at)
-                if not settled:
-                    break
-                pending = [c for c in pending if c not in settled]
-        return [self.witness(c, at) for c in conditions]
+                return
+            if reachable is None or trace is None:
+                return
+            settled = self._settle(trace, pending, at)
+            if not settled:
+                return
+            pending = [c for c in pending if c not in settled]
 
     def _settle(self, trace: Trace, pending: list[LExpr], at: At) -> list[LExpr]:
         """The pending conditions `trace` shows, each cached with its own cut trace."""
@@ -266,8 +287,9 @@ class Reacher:
         the reachable ones are batched as before, their union taken from the compiled
         diagrams (a batch compiled afresh every round cost Eldfall's order scans 157 s of
         1,662). The traces are the ones the batches found: the union of the reachable
-        conditions meets the reachable set where the whole batch does. The conditions it
-        leaves undecided (the core is missing or gives no trace) are returned."""
+        conditions meets the reachable set where the whole batch does. The conditions are
+        returned untouched when there is no complete core; otherwise none (what the
+        batches leave goes to single queries)."""
         core = shared_core(self.system, self.options.node_budget)
         targets = core.targets(pending, at) if core is not None else None
         if core is None or targets is None:
@@ -275,31 +297,34 @@ class Reacher:
         false = core.core.enc.bdd.false
         compiled = {c: t for c, t in zip(pending, targets, strict=True) if t != false}
         unreachable = [c for c in pending if c not in compiled]
-        if unreachable:
-            core.certify(_question(disj(*unreachable), at), self.options.cert_rlimit,
-                         self.options.timeout_ms)
-            for c in unreachable:
-                self._cache[(c, at)] = Witness(False)
-        left = [c for c in pending if c in compiled]
-        while len(left) > 1:
+        for i in range(0, len(unreachable), CERT_CHUNK):
+            chunk = unreachable[i:i + CERT_CHUNK]
+            if core.certify(_question(disj(*chunk), at), self.options.cert_rlimit,
+                            self.options.timeout_ms).status == "certified":
+                for c in chunk:
+                    self._cache[(c, at)] = Witness(False)
+        # past its limit, a chunk's certificate says nothing: each of its conditions is
+        # asked alone (`witness`), its own (smaller) certificate checked
+
+        def ask(left: list[LExpr]) -> tuple[bool | None, Trace | None]:
             union = false
             for c in left:
                 union |= compiled[c]
             found = core.check(_question(disj(*left), at), target=union)
-            if found.status != "reachable" or found.trace is None:
-                break
-            settled = self._settle(found.trace, left, at)
-            if not settled:
-                break
-            left = [c for c in left if c not in settled]
-        return left
+            return (True, found.trace) if found.status == "reachable" else (None, None)
+
+        left = [c for c in pending if c in compiled]
+        self._batches(left, at, ask)
+        return []
 
     def _witness(self, condition: LExpr, at: At) -> Witness:
+        why: list[str] = []
         reachable, trace = _reach(self.system, condition, self.options, at, self.explicit,
-                                  self.store)
+                                  self.store, why)
         if reachable is None:
-            return Witness(None, reason=f"reachability undecided (solver unknown, explicit "
-                           f"search stopped at {self.options.explicit_limit} states)")
+            cause = why[0] if why else "solver unknown"
+            return Witness(None, reason=f"reachability undecided ({cause}; explicit search "
+                           f"stopped at {self.options.explicit_limit} states)")
         if not reachable or trace is None:
             return Witness(False)
         confirmed = self.confirm(trace, condition, at)

@@ -185,7 +185,6 @@ def test_an_order_between_simultaneous_effects_is_live(name: str) -> None:
 
 def test_without_the_core_the_z3_reacher_gives_the_same_answers(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ordering, "shared_core", lambda *a, **k: None)
     monkeypatch.setattr(decision, "shared_core", lambda *a, **k: None)
     for name, expected in (("dead-ordering-rule", {("dead-ordering-rule",
                                                     ("removal-before-hp",), False)}),
@@ -195,12 +194,13 @@ def test_without_the_core_the_z3_reacher_gives_the_same_answers(
 
 
 def test_an_undecided_entry_is_kept_not_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ordering, "shared_core", lambda *a, **k: None)
+    monkeypatch.setattr(decision, "shared_core", lambda *a, **k: None)
     monkeypatch.setattr(decision, "_reach", lambda *a, **k: (None, None))
     scan = ordering.scan_ordering(load("dead-ordering-rule"), OPTIONS)
     assert scan.findings == []
     assert [(u.kind, u.rules) for u in scan.undecided] == [
         ("dead-ordering-rule", ("removal-before-hp",))]
+    assert "explicit search stopped at" in scan.undecided[0].reason
 
 
 def test_a_choice_is_dead_when_no_two_of_its_rules_meet(tmp_path: Path) -> None:
@@ -253,3 +253,19 @@ def test_the_pipeline_reports_it_and_every_format_carries_it(tmp_path: Path) -> 
     assert any("removal-before-hp" in (c.get("name") or "") for c in cases)
     pages = HtmlReporter().render(data)
     assert any("Ordering rules that order nothing" in text for text in pages.values())
+
+
+def test_a_dead_entry_needs_the_certificate_of_its_never() -> None:
+    """The core finds the entry's rules never due together; that counts only with the
+    Z3 certificate. Without it (a limit of 1 unit) a complete explicit search still finds
+    the entry dead; with the search cut at one state the entry is undecided, not dead."""
+    name, dead = "dead-ordering-rule", [("dead-ordering-rule", ("removal-before-hp",), False)]
+    assert sorted(summary(ordering.scan_ordering(load(name), OPTIONS).findings)) == dead
+    starved = ordering.scan_ordering(load(name), Options(timeout_ms=600_000, cert_rlimit=1))
+    assert (sorted(summary(starved.findings)), starved.undecided) == (dead, [])
+    blind = ordering.scan_ordering(load(name), Options(timeout_ms=600_000, cert_rlimit=1,
+                                                       explicit_limit=1))
+    assert blind.findings == []
+    assert [(u.kind, u.rules) for u in blind.undecided] == [
+        ("dead-ordering-rule", ("removal-before-hp",))]
+    assert "certificate was not checked" in blind.undecided[0].reason

@@ -245,10 +245,9 @@ class Reacher:
         conditions and the rest unreachable cost k + 1 queries (one unreachability proof
         instead of one per condition). An undecided batch falls back to single queries."""
         pending = [c for c in dict.fromkeys(conditions) if (c, at) not in self._cache]
-        if len(pending) > 1:
-            pending = self._from_core(pending, at)
-        self._batches(pending, at, lambda left: _reach(
-            self.system, disj(*left), self.options, at, self.explicit, self.store, []))
+        if len(pending) > 1 and not self._from_core(pending, at):
+            self._batches(pending, at, lambda left: _reach(
+                self.system, disj(*left), self.options, at, self.explicit, self.store))
         return [self.witness(c, at) for c in conditions]
 
     def _batches(self, pending: list[LExpr], at: At,
@@ -280,20 +279,20 @@ class Reacher:
                 settled.append(c)
         return settled
 
-    def _from_core(self, pending: list[LExpr], at: At) -> list[LExpr]:
+    def _from_core(self, pending: list[LExpr], at: At) -> bool:
         """`witness_many`'s batching answered from the complete reachability core, each
         condition compiled once: which conditions the reachable set meets is read off at
-        once, the unreachable ones get one certificate together (as their batch did), and
+        once, the unreachable ones are certified together in chunks of `CERT_CHUNK`, and
         the reachable ones are batched as before, their union taken from the compiled
         diagrams (a batch compiled afresh every round cost Eldfall's order scans 157 s of
         1,662). The traces are the ones the batches found: the union of the reachable
-        conditions meets the reachable set where the whole batch does. The conditions are
-        returned untouched when there is no complete core; otherwise none (what the
-        batches leave goes to single queries)."""
+        conditions meets the reachable set where the whole batch does. False (nothing
+        done) when there is no complete core; else True: what the batches and the
+        certificates leave goes to single queries (`witness`)."""
         core = shared_core(self.system, self.options.node_budget)
         targets = core.targets(pending, at) if core is not None else None
         if core is None or targets is None:
-            return pending
+            return False
         false = core.core.enc.bdd.false
         compiled = {c: t for c, t in zip(pending, targets, strict=True) if t != false}
         unreachable = [c for c in pending if c not in compiled]
@@ -315,7 +314,7 @@ class Reacher:
 
         left = [c for c in pending if c in compiled]
         self._batches(left, at, ask)
-        return []
+        return True
 
     def _witness(self, condition: LExpr, at: At) -> Witness:
         why: list[str] = []

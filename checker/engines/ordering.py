@@ -5,12 +5,13 @@
 An ordering entry is *live* when, for one of its pairs of rule copies, both are enabled
 (`checker.ir.enabled`) in some reachable micro state (`at="all"`: mid-resolution); an
 `OrderChoice` needs two of its rules enabled together. One reachability question per entry
-(the disjunction of its pairs), answered from the system's exact BDD reachability core
-(`checker.engines.reach.shared_core`) when it fits `options.node_budget`, else by the
-decision-point reacher (`checker.engines.decision.Reacher`: the Z3 engines, then explicit
-search). "Enabled together" does not depend on which of the two resolves first, so the
-answer is the same under spec-order and unordered resolution. An entry the engines cannot
-decide is kept as undecided (an UNKNOWN result), never as "live".
+(the disjunction of its pairs), all asked as one batch of the decision-point reacher
+(`checker.engines.decision.Reacher.witness_many`): from the system's exact BDD reachability
+core when it fits `options.node_budget` (its "never" only with its Z3 certificate), else
+the Z3 engines, then explicit search. "Enabled together" does not depend on which of the
+two resolves first, so the answer is the same under spec-order and unordered resolution.
+An entry the engines cannot decide is kept as undecided (an UNKNOWN result), never as
+"live".
 """
 
 from __future__ import annotations
@@ -23,12 +24,12 @@ from checker.engines.decision import (
     Reacher,
     Scan,
     Undecided,
+    Witness,
     cited,
     merge_scans,
     scan_part,
 )
-from checker.engines.reach import shared_core
-from checker.ir import LExpr, Property, Ruleset, System, Transition, conj, disj, enabled
+from checker.ir import LExpr, Ruleset, System, Transition, conj, disj, enabled
 from checker.options import Options
 from checker.results import Finding
 
@@ -58,11 +59,11 @@ def scan_ordering(ruleset: Ruleset, options: Options, part: int | None = None,
     answers = _reachable(system, together, options, store)
     for src, pairs in sorted(entries.items()):
         answer = answers[src]
-        if answer is None:
+        if answer.reachable is None:
             scan.undecided.append(Undecided("dead-ordering-rule", (src,),
                                             "whether its rules are ever due together is "
-                                            "undecided (reachability unknown)"))
-        elif not answer:
+                                            f"undecided: {answer.reason}"))
+        elif not answer.reachable:
             scan.findings.append(_finding(ruleset, src, pairs, rules))
     return scan
 
@@ -82,26 +83,14 @@ def _entries(system: System) -> dict[str, Pairs]:
 
 
 def _reachable(system: System, conditions: dict[str, LExpr], options: Options,
-               store: ProofStore | None) -> dict[str, bool | None]:
-    """For each condition: is it true in some reachable micro state (None: undecided)?
-    The core's "never" counts only with its Z3 certificate; past the certificate's limit
-    the condition goes to `Reacher` like those over the core's budget."""
-    out: dict[str, bool | None] = {}
-    core = shared_core(system, options.node_budget)
-    for src, cond in conditions.items():
-        if core is None:
-            break
-        prop = Property(f"ordering:{src}", src, "reachable", "reachable", cond, at="all")
-        status = core.check(prop).status
-        if status == "reachable" or (status == "unreachable" and core.certify(
-                prop, options.cert_rlimit, options.timeout_ms).status == "certified"):
-            out[src] = status == "reachable"     # "never": with its Z3 certificate
-    todo = [src for src in conditions if src not in out]
-    if todo:    # over the core's budget or uncertified: the Z3 engines, explicit search
-        reacher = Reacher(system, options, store)
-        found = reacher.witness_many([conditions[s] for s in todo], at="all")
-        out.update({s: w.reachable for s, w in zip(todo, found, strict=True)})
-    return out
+               store: ProofStore | None) -> dict[str, Witness]:
+    """For each condition: is it true in some reachable micro state (`reachable` None:
+    undecided, with its reason)?
+    Asked as one batch of `Reacher.witness_many`: from the reachability core, whose
+    "never" counts only with its Z3 certificate, else from the Z3 engines and explicit
+    search."""
+    found = Reacher(system, options, store).witness_many(list(conditions.values()), at="all")
+    return dict(zip(conditions, found, strict=True))
 
 
 def _finding(ruleset: Ruleset, src: str, pairs: Pairs,

@@ -52,6 +52,10 @@ class Relation:
     qnext: list[str]           # y_W
     ren_next: dict[str, str]   # y_W → x_W
     ren_cur: dict[str, str]    # x_W → y_W
+    # (index in the system's variables, value) of each variable the transition sets to a
+    # constant: a state can only be reached by it where it holds those values, a test
+    # that saves a walk back most of its preimages (`witness._event_into`)
+    fixed: tuple[tuple[int, int], ...] = ()
 
 
 class Relations:
@@ -63,6 +67,7 @@ class Relations:
         system = enc.system
         self.inputs = frozenset(v.name for v in system.vars if v.kind == "input")
         self.seen = {name: watched for name, watched in system.monitors}
+        self._pos = {v.name: i for i, v in enumerate(system.vars)}
         for t in (*system.events, *system.rules):
             bad = self.inputs & {a.var for a in t.effects}
             if bad:
@@ -111,12 +116,14 @@ class Relations:
                 written.append(res)
         rel &= cond
         skip = set() if self.counter else {system.res_var}
+        fixed: list[tuple[int, int]] = []
         for name, value in sorted(post_state(t.effects).items()):
             if name in self.seen or name in written or name in skip or value == V(name):
                 continue
             v = system.var(name)
             if isinstance(value, Const):
                 eq = enc.value_cube(name, int(value.value), primed=True)
+                fixed.append((self._pos[name], int(value.value)))
             else:
                 eq = bdd.false
                 for x, f in comp.integer(value).items():
@@ -130,7 +137,7 @@ class Relations:
         qcur = [b for n in written for b in enc.cur[n]]
         qnext = [b for n in written for b in enc.nxt[n]]
         return Relation(t, cond, en, rel, qcur, qnext, dict(zip(qnext, qcur, strict=True)),
-                        dict(zip(qcur, qnext, strict=True)))
+                        dict(zip(qcur, qnext, strict=True)), tuple(fixed))
 
     def stable_part(self, s: Node) -> Node:
         """The stable states of `s` (no rule enabled), one rule at a time (module doc)."""

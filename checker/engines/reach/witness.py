@@ -40,6 +40,7 @@ from checker.results import Step, Trace
 from .bounded import BoundedCore
 from .core import Core
 from .encode import Node, State
+from .relation import Relation
 
 AnyCore = Core | BoundedCore
 
@@ -123,10 +124,19 @@ def _event_into(core: AnyCore, t: State, frontier: Node) -> tuple[str, State] | 
     enc = core.enc
     cube = enc.state_cube(t, core.state_names)
     for r in core.rel.events:
+        if not _may_lead_to(r, t):
+            continue
         pre = core.rel.preimage(r, cube) & frontier
         if pre != enc.bdd.false:
             return r.transition.id, enc.pick(pre, core.keep)
     return None
+
+
+def _may_lead_to(r: Relation, t: State) -> bool:
+    """False when `r` sets a variable to a constant `t` does not hold: no step of `r`
+    ends in `t`, and its preimage need not be computed (Eldfall: 448,000 event
+    preimages, 72 s of a 1,170-second check, most of them of such events)."""
+    return all(t[i] == c for i, c in r.fixed)
 
 
 def _micro_predecessor(core: AnyCore, t: State, within: Node) -> tuple[State, str]:
@@ -135,9 +145,10 @@ def _micro_predecessor(core: AnyCore, t: State, within: Node) -> tuple[State, st
     cube = enc.state_cube(t, core.state_names)
     earlier = enc.bdd.true
     for r in rel.rules:
-        pre = rel.preimage(r, cube) & within & earlier
-        if pre != false:
-            return enc.pick(pre), r.transition.id
+        if _may_lead_to(r, t):
+            pre = rel.preimage(r, cube) & within & earlier
+            if pre != false:
+                return enc.pick(pre), r.transition.id
         if core.resolution == "first":
             earlier &= ~r.enabled
     raise InternalError("reach: a micro state has no predecessor in its layer")

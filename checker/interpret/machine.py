@@ -43,10 +43,6 @@ class Interpreter:
                                if p.then == r.id and p.first in self._rules]
                         for r in system.rules}
         self._memo: dict[State, Resolution] = {}
-        # the rules enabled in the state last asked about: searches ask `is_stable`, then
-        # `firable`, of the same state (Eldfall: 73 million rule evaluations, one per rule
-        # and question, 190 s of a 1,170-second check)
-        self._last: tuple[State, tuple[Transition, ...]] | None = None
         self._por = Independence(system, visible) if reduce else None
         self.names = tuple(v.name for v in system.vars)
         self.index = {n: i for i, n in enumerate(self.names)}
@@ -122,29 +118,14 @@ class Interpreter:
         return self.is_enabled(rule, state) and \
             not any(self.is_enabled(b, state) for b in self._before[rule.id])
 
-    def enabled_rules(self, state: State) -> tuple[Transition, ...]:
-        """The rules enabled in `state`, in spec order (each rule evaluated once)."""
-        last = self._last
-        if last is not None and last[0] == state:
-            return last[1]
-        found = tuple(r for r in self.system.rules if self.is_enabled(r, state))
-        self._last = (state, found)
-        return found
-
     def firable(self, state: State) -> list[Transition]:
         """Every rule that may fire in `state` (unordered resolution: any of them may be the
-        next one), in spec order only so that searches are deterministic: enabled, and no
-        rule the text orders before it enabled (`may_fire`)."""
-        on = self.enabled_rules(state)
-        if not on:
+        next one), in spec order only so that searches are deterministic."""
+        if not any(self.is_enabled(r, state) for r in self.system.rules):
             return []
-        ids = {r.id for r in on}
-        return [r for r in on if not any(b.id in ids for b in self._before[r.id])]
+        return [r for r in self.system.rules if self.may_fire(r, state)]
 
     def is_stable(self, state: State) -> bool:
-        last = self._last
-        if last is not None and last[0] == state:
-            return not last[1]
         return not any(self.is_enabled(r, state) for r in self.system.rules)
 
     def is_stuck(self, state: State) -> bool:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from checker.errors import InternalError
+from checker.interpret.codegen import RuleTable
 from checker.interpret.evaluate import State, compile_expr
 from checker.interpret.resolve import Independence, Resolution, resolve
 from checker.ir import Const, LExpr, Property, System, Transition
@@ -61,6 +62,11 @@ class Interpreter:
                         for r in system.rules}
         self._monitors = [(self.index[n], compile_expr(w, self.index))
                           for n, w in system.monitors]
+        # the same enabledness, all rules in one generated function (`codegen`)
+        self._table = RuleTable(system, self.index, self._bounds, frozenset(self._watched))
+        position = {r.id: k for k, r in enumerate(system.rules)}
+        self._before_at = [[position[b.id] for b in self._before[r.id]]
+                           for r in system.rules]
         self._props: dict[int, tuple[LExpr, Callable[[Sequence[int]], int | bool]]] = {}
 
     # ------------------------------------------------------------------ basics
@@ -120,13 +126,18 @@ class Interpreter:
 
     def firable(self, state: State) -> list[Transition]:
         """Every rule that may fire in `state` (unordered resolution: any of them may be the
-        next one), in spec order only so that searches are deterministic."""
-        if not any(self.is_enabled(r, state) for r in self.system.rules):
+        next one), in spec order only so that searches are deterministic: `may_fire` of
+        every rule, from one call of the generated table."""
+        on = self._table.enabled(state)
+        if not on:
             return []
-        return [r for r in self.system.rules if self.may_fire(r, state)]
+        rules, before = self.system.rules, self._before_at
+        lit = set(on)
+        return [rules[k] for k in on if not any(b in lit for b in before[k])]
 
     def is_stable(self, state: State) -> bool:
-        return not any(self.is_enabled(r, state) for r in self.system.rules)
+        """No rule is enabled (`is_enabled` of every rule, from the generated table)."""
+        return not self._table.any_enabled(state)
 
     def is_stuck(self, state: State) -> bool:
         """A resolution that hit `res_bound` without becoming stable (non-termination)."""

@@ -54,7 +54,8 @@ class Relation:
     ren_cur: dict[str, str]    # x_W → y_W
     # (index in the system's variables, value) of each variable the transition sets to a
     # constant: a state can only be reached by it where it holds those values, a test
-    # that saves a walk back most of its preimages (`witness._event_into`)
+    # that spares a walk back the preimages that cannot meet its state
+    # (`witness._may_lead_to`)
     fixed: tuple[tuple[int, int], ...] = ()
 
 

@@ -134,8 +134,9 @@ def _event_into(core: AnyCore, t: State, frontier: Node) -> tuple[str, State] | 
 
 def _may_lead_to(r: Relation, t: State) -> bool:
     """False when `r` sets a variable to a constant `t` does not hold: no step of `r`
-    ends in `t`, and its preimage need not be computed (Eldfall: 448,000 event
-    preimages, 72 s of a 1,170-second check, most of them of such events)."""
+    ends in `t`, and its preimage need not be computed. Counted on the walks back of
+    every property check from the core (51f5512): Eldfall skips 19,450 of 20,411 event
+    preimages and 2,951 of 4,740 rule ones, Bushido 4,054 of 5,362 and 43 of 72."""
     return all(t[i] == c for i, c in r.fixed)
 
 

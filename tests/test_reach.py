@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import tempfile
@@ -25,6 +26,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from strategies import load_spec, rulesets
 
 from checker.engines.reach import Reach
@@ -463,6 +465,44 @@ def test_a_pick_is_the_least_state_whatever_the_variable_order(text: str) -> Non
         assert enc.pick(every) == states[0]
         if len(states) > 1:
             assert enc.pick(every & ~enc.state_cube(states[0])) == states[1]
+
+
+@functools.cache
+def _noctvale() -> System:
+    return _seed("noctvale")
+
+
+@st.composite
+def _noctvale_sets(draw: st.DrawFn) -> tuple[list[tuple[int, ...]], list[str]]:
+    system = _noctvale()
+    state = st.tuples(*[st.integers(v.lo, v.hi) for v in system.vars])
+    names = [v.name for v in system.vars]
+    return draw(st.lists(state, min_size=1, max_size=12)), draw(st.lists(
+        st.sampled_from(names), unique=True))
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(_noctvale_sets())
+def test_a_pick_is_the_least_state_of_any_set(drawn) -> None:
+    """`Encoding.pick` on arbitrary sets over Noctvale's variables (ranges like 0..6, not
+    powers of two): the least state in the system's order, each variable outside `names`
+    read as its `lo`, in the spec's variable order and in the reverse one."""
+    from checker.engines.reach.encode import Encoding
+
+    states, chosen = drawn
+    system = _noctvale()
+    names = [v.name for v in system.vars]
+    for order in (names, names[::-1]):
+        enc = Encoding(system, order=order)
+        every = enc.bdd.false
+        for s in states:
+            every |= enc.state_cube(s)
+        assert enc.pick(every) == min(states)
+        lows = [v.lo for v in system.vars]
+        projected = [tuple(x if n in chosen else lo for n, x, lo in zip(names, s, lows,
+                                                                        strict=True))
+                     for s in states]
+        assert enc.pick(every, chosen) == min(projected)
 
 
 def _skips_exact(system: System, limit: int, *, counted: bool = False) -> int:

@@ -446,22 +446,30 @@ def test_termination_is_answered_by_the_fast_core() -> None:
     assert core.fast and core._counted_core is None
 
 
+def _encoded_both_ways(system: System, states: list[tuple[int, ...]]) -> list:
+    """(encoding, the set of `states` in it) in the spec's variable order and the reverse."""
+    from checker.engines.reach.encode import Encoding
+
+    names = [v.name for v in system.vars]
+    out = []
+    for order in (names, names[::-1]):
+        enc = Encoding(system, order=order)
+        every = enc.bdd.false
+        for s in states:
+            every |= enc.state_cube(s)
+        out.append((enc, every))
+    return out
+
+
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
 @given(rulesets())
 def test_a_pick_is_the_least_state_whatever_the_variable_order(text: str) -> None:
     """Witnesses start from `Encoding.pick`: the least state of a set in the system's
     order, the same for any variable order (so sifting, which differs with how a check is
     split over processes, never changes a trace)."""
-    from checker.engines.reach.encode import Encoding
-
     system = _load(text)
     states = sorted(any_search(system))
-    names = [v.name for v in system.vars]
-    for order in (names, names[::-1]):
-        enc = Encoding(system, order=order)
-        every = enc.bdd.false
-        for s in states:
-            every |= enc.state_cube(s)
+    for enc, every in _encoded_both_ways(system, states):
         assert enc.pick(every) == states[0]
         if len(states) > 1:
             assert enc.pick(every & ~enc.state_cube(states[0])) == states[1]
@@ -487,16 +495,10 @@ def test_a_pick_is_the_least_state_of_any_set(drawn) -> None:
     """`Encoding.pick` on arbitrary sets over Noctvale's variables (ranges like 0..6, not
     powers of two): the least state in the system's order, each variable outside `names`
     read as its `lo`, in the spec's variable order and in the reverse one."""
-    from checker.engines.reach.encode import Encoding
-
     states, chosen = drawn
     system = _noctvale()
     names = [v.name for v in system.vars]
-    for order in (names, names[::-1]):
-        enc = Encoding(system, order=order)
-        every = enc.bdd.false
-        for s in states:
-            every |= enc.state_cube(s)
+    for enc, every in _encoded_both_ways(system, states):
         assert enc.pick(every) == min(states)
         lows = [v.lo for v in system.vars]
         projected = [tuple(x if n in chosen else lo for n, x, lo in zip(names, s, lows,

@@ -145,3 +145,20 @@ def test_the_table_agrees_with_the_closures_on_the_seeds(seed: str) -> None:
         assert interp.is_stable(state) == stable
         unstable += not stable
     assert unstable > 0, "the states searched include resolutions"
+
+
+def test_a_guard_nested_past_pythons_compiler_uses_the_closures() -> None:
+    """A guard of 300 nested `not`s cannot be generated (Python's compiler stops at about
+    200 parentheses): the interpreter falls back to each rule's closures, with the same
+    meaning (an even number of `not`s: the guard is `a >= 1`)."""
+    deep: LExpr = Op("ge", (V("a"), Const(1)))
+    for _ in range(300):
+        deep = Op("not", (deep,))
+    system = _system([(deep, [("b", Const(1))]), (Op("eq", (V("c"), Const(2))),
+                                                   [("c", Const(0))])], [(0, 1)])
+    interp = Interpreter(system)
+    assert interp._table is None
+    assert [r.id for r in interp.firable((1, 0, 2, 0))] == ["r0"]     # r0 ordered first
+    assert [r.id for r in interp.firable((0, 0, 2, 0))] == ["r1"]
+    assert interp.is_stable((0, 0, 0, 0)) and not interp.is_stable((2, 0, 0, 0))
+    assert interp.is_stable((1, 1, 0, 0))                  # r0 would change nothing

@@ -5,6 +5,7 @@ the order a trace gives (`macro_step`, `run_choices`)."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -62,8 +63,13 @@ class Interpreter:
                         for r in system.rules}
         self._monitors = [(self.index[n], compile_expr(w, self.index))
                           for n, w in system.monitors]
-        # the same enabledness, all rules in one generated function (`codegen`)
-        self._table = RuleTable(system, self.index, self._bounds, frozenset(self._watched))
+        # the same enabledness, all rules in one generated function (`codegen`); None when
+        # an expression nests deeper than Python's compiler takes (about 200 parentheses):
+        # then each rule's closures, as `is_enabled`
+        self._table: RuleTable | None = None
+        with contextlib.suppress(SyntaxError, RecursionError):
+            self._table = RuleTable(system, self.index, self._bounds,
+                                    frozenset(self._watched))
         position = {r.id: k for k, r in enumerate(system.rules)}
         self._before_at = [[position[b.id] for b in self._before[r.id]]
                            for r in system.rules]
@@ -128,7 +134,10 @@ class Interpreter:
         """Every rule that may fire in `state` (unordered resolution: any of them may be the
         next one), in spec order only so that searches are deterministic: `may_fire` of
         every rule, from one call of the generated table."""
-        on = self._table.enabled(state)
+        if self._table is None:
+            on = [k for k, r in enumerate(self.system.rules) if self.is_enabled(r, state)]
+        else:
+            on = self._table.enabled(state)
         if not on:
             return []
         rules, before = self.system.rules, self._before_at
@@ -137,6 +146,8 @@ class Interpreter:
 
     def is_stable(self, state: State) -> bool:
         """No rule is enabled (`is_enabled` of every rule, from the generated table)."""
+        if self._table is None:
+            return not any(self.is_enabled(r, state) for r in self.system.rules)
         return not self._table.any_enabled(state)
 
     def is_stuck(self, state: State) -> bool:

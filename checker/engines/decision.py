@@ -37,7 +37,6 @@ from checker.encode.terms import to_z3
 from checker.engines.base import ProofStore
 from checker.engines.reach import shared_core
 from checker.interpret import (
-    Interpreter,
     State,
     StateSpace,
     compile_expr,
@@ -45,6 +44,7 @@ from checker.interpret import (
     explore,
     replay,
 )
+from checker.interpret.machine import shared
 from checker.interpret.traces import choices_of, trace_steps
 from checker.ir import LExpr, Property, Ruleset, System, disj, lvars
 from checker.options import Options
@@ -201,7 +201,7 @@ class ExplicitIndex:
     unreachability."""
 
     def __init__(self, system: System, limit: int) -> None:
-        self.space = StateSpace(system, limit)
+        self.space = StateSpace(system, limit, shared(system))
         self.interp = self.space.interp
         self._stable: dict[State, bool] = {}
 
@@ -229,7 +229,7 @@ class Reacher:
         self.system = system
         self.options = options
         self.store = store
-        self.interp = Interpreter(system)
+        self.interp = shared(system)
         self.explicit = ExplicitIndex(system, options.explicit_limit)
         self._cache: dict[tuple[LExpr, str], Witness] = {}
 

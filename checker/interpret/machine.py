@@ -308,9 +308,10 @@ _SHARED: dict[int, tuple[System, Interpreter]] = {}
 
 
 def shared(system: System) -> Interpreter:
-    """One plain `Interpreter(system)` per system in this process, for the replays of a
-    run: compiling a system's expressions costs more than replaying a trace (50 ms on
-    Bushido). The system is kept so that its id stays its own."""
+    """One plain `Interpreter(system)` per system in this process, for the replays and the
+    explicit searches of a run: compiling a system's expressions and rule table costs more
+    than replaying a trace (44 ms on Bushido), and one search's memoised resolutions serve
+    the next. The system is kept so that its id stays its own."""
     hit = _SHARED.get(id(system))
     if hit is None or hit[0] is not system:
         hit = _SHARED[id(system)] = (system, Interpreter(system))

@@ -39,13 +39,14 @@ from checker.engines.reach import shared_core
 from checker.interpret import (
     State,
     StateSpace,
+    choices_of,
     compile_expr,
     evaluate,
     explore,
     replay,
+    shared,
+    trace_steps,
 )
-from checker.interpret.machine import shared
-from checker.interpret.traces import choices_of, trace_steps
 from checker.ir import LExpr, Property, Ruleset, System, disj, lvars
 from checker.options import Options
 from checker.results import Finding, Status, Trace
@@ -201,7 +202,7 @@ class ExplicitIndex:
     unreachability."""
 
     def __init__(self, system: System, limit: int) -> None:
-        self.space = StateSpace(system, limit, shared(system))
+        self.space = StateSpace(system, limit)
         self.interp = self.space.interp
         self._stable: dict[State, bool] = {}
 

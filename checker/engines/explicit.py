@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from checker.engines.base import Outcome, found, to_result, unknown, unreachable
 from checker.interpret import StateSpace, explore, replay
-from checker.interpret.machine import shared
 from checker.interpret.search import is_target
 from checker.ir import Property, System
 from checker.options import Options
@@ -44,7 +43,7 @@ class Explorer:
     def __init__(self, system: System, options: Options) -> None:
         self.system = system
         self.options = options
-        self.space = StateSpace(system, options.explicit_limit, shared(system))
+        self.space = StateSpace(system, options.explicit_limit)
 
     def decide(self, prop: Property) -> Outcome:
         space = self.space

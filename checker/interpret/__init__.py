@@ -8,13 +8,14 @@ runs on its one breadth-first core (`checker.interpret.search`).
 
 Modules: `evaluate` (expressions in a concrete state), `machine` (the `Interpreter`),
 `resolve` (every order of one resolution, partial-order reduction), `traces`
-(`replay`), `search` (the breadth-first core, `explore`, `StateSpace`) and
+(`replay`; `shared`, the one interpreter per system of a process that the replays
+and the explicit searches use), `search` (the breadth-first core, `explore`, `StateSpace`) and
 `macro` (`explore_macro`, the shared search over macro steps). A concrete state is a
 tuple of ints in `system.vars` order.
 """
 
 from checker.interpret.evaluate import State, compile_expr, evaluate
-from checker.interpret.machine import Interpreter
+from checker.interpret.machine import Interpreter, shared
 from checker.interpret.macro import Verdicts, explore_macro
 from checker.interpret.search import StateSpace, explore, reachable_states
 from checker.interpret.traces import choices_of, replay, replay_trace, trace_steps
@@ -32,5 +33,6 @@ __all__ = [
            "reachable_states",
            "replay",
            "replay_trace",
+           "shared",
            "trace_steps",
 ]

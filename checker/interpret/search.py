@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from checker.interpret.evaluate import State
-from checker.interpret.machine import Interpreter
+from checker.interpret.machine import Interpreter, shared
 from checker.ir import Property, System, lvars
 
 K = TypeVar("K", bound=Hashable)
@@ -139,11 +139,12 @@ class StateSpace:
     """The reachable states of a system (at most `limit`; `complete` says whether that was
     all of them), enumerated breadth-first on first use and shared by many queries. A
     space cut at `limit` still shows reachability (with a shortest path), never
-    unreachability."""
+    unreachability. Its interpreter is the process's shared one of the system unless one
+    is given."""
 
     def __init__(self, system: System, limit: int, interp: Interpreter | None = None) -> None:
         self.system = system
-        self.interp = interp if interp is not None else Interpreter(system)
+        self.interp = interp if interp is not None else shared(system)
         self.limit = limit
         self._search: Search[State, Visit] | None = None
 

@@ -54,12 +54,14 @@ from typing import Literal
 
 from checker.ir import Property, System, lvars, post_state
 
-from .encode import Encoding, Node
+from .encode import BDD, Encoding, Node
 from .relation import Relations
 
 Resolution = Literal["first", "any"]
 SIFT_AT = 100_000       # live nodes at the first group sifting (module docstring)
 LARGE_SIFT = 200_000    # live nodes from which a sifting turns back sooner (`_sift`)
+GROWTH = 1.2            # CUDD's default bound on a sifting's growth (`max_growth`)
+LARGE_GROWTH = 1.02     # the bound from `LARGE_SIFT` live nodes
 ORDERS_KEPT = 8         # rulesets whose sifted variable order is kept (`seed_order`)
 _ORDERS: dict[str, list[str]] = {}
 
@@ -143,6 +145,14 @@ class Progress:
     history: list[tuple[int, int, int]] = field(default_factory=list)  # (layer, new, nodes)
 
 
+def _sift_once(bdd: BDD, growth: float) -> None:
+    """One group sifting of `bdd` that turns back at `growth`; the bound is then CUDD's
+    default again, for its own dynamic reordering (`reorder=True` cores)."""
+    bdd.configure(max_growth=growth)
+    bdd.reorder()
+    bdd.configure(max_growth=GROWTH)
+
+
 class CoreBase:
     """What both cores (`Core`, `bounded.BoundedCore`) do the same way: sift the variable
     groups, and count canonical stable situations (the bookkeeping and input bits,
@@ -169,8 +179,7 @@ class CoreBase:
         # macro layers a sifting at 226 k nodes took 12 s and at 582 k 106 s with 1.2; with
         # 1.02 everywhere Eldfall's check took a fifth less CPU but Bushido's (siftings
         # below 175 k, their larger results paid by every later operation) 8 % more
-        bdd.configure(max_growth=1.02 if self.enc.nodes() >= LARGE_SIFT else 1.2)
-        bdd.reorder()
+        _sift_once(bdd, LARGE_GROWTH if self.enc.nodes() >= LARGE_SIFT else GROWTH)
         n = self.enc.nodes()
         self.progress.siftings += 1
         self.sifted = n

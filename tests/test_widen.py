@@ -136,11 +136,13 @@ def test_the_widened_verdicts_are_the_certified_ones_without_the_certificate() -
         plain = check_properties(system, OPTIONS, certify=False)
         assert {r.id: r.status for r in plain} == certified
         assert Status.PROVED in certified.values()
+        modes = {p.id: p.mode for p in system.properties}
         for r in plain:
             if r.status is Status.PROVED and r.trace is None:     # not a witness
                 assert r.method is not None and r.method.value in (
                     "decision-diagrams-unchecked", "explicit"), r.method
-                assert "not certified" in r.reason
+                assert ("not certified" if modes[r.id] == "invariant" else "no trace") \
+                    in r.reason, r.reason
 
 
 def test_a_widened_never_reachable_is_still_certified(tmp_path: Path) -> None:
@@ -153,6 +155,28 @@ def test_a_widened_never_reachable_is_still_certified(tmp_path: Path) -> None:
     assert got["never"].method is not None and got["never"].method.value == "decision-diagrams"
     assert "certified by Z3" in got["never"].reason
     assert got["small"].status is Status.PROVED and "not certified" in got["small"].reason
+
+
+def test_a_widened_reachable_property_gets_no_trace_but_a_broken_invariant_does(
+        tmp_path: Path) -> None:
+    """With `certify=False` a reachability property the decision diagrams' exact set still
+    meets is proved without a witness (no macro layers, no walk back: the re-check drops
+    it); the main check's path gives the same verdict with a replayed trace, and an
+    invariant that breaks still gets its trace (the re-check reports it)."""
+    r = spec(tmp_path, HEAL + "  - {id: full, reachable: hp == 1}\n")
+    wide = widened(r)
+    assert wide is not None
+    plain = {p.id: p for p in check_properties(wide.system, OPTIONS, certify=False)}
+    main = {p.id: p for p in check_properties(wide.system, OPTIONS)}
+    assert plain["full"].status is main["full"].status is Status.PROVED
+    assert plain["full"].trace is None and "no trace" in plain["full"].reason
+    assert plain["full"].method is not None and \
+        plain["full"].method.value == "decision-diagrams-unchecked"
+    assert main["full"].trace is not None and main["full"].trace.replayed
+    assert plain["small"].status is Status.VIOLATED and plain["small"].trace is not None
+    assert plain["small"].trace.replayed
+    assert [s.event for s in plain["small"].trace.steps] == \
+        [s.event for s in main["small"].trace.steps]
 
 
 def test_the_pinned_twin_has_no_finding_and_is_not_widened() -> None:

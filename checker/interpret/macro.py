@@ -23,6 +23,7 @@ class Verdicts:
     macro_states: int
     hits: dict[str, tuple[State, list[tuple[str, tuple[int, ...]]]]]   # prop id → witness
     symbolic: bool = False              # visited as one set (decision diagrams), not one by one
+    untraced: frozenset[str] = frozenset()   # reachability properties hit without a trace
 
 
 def explore_macro(system: System, props: Sequence[Property], *,

@@ -221,9 +221,10 @@ def check_properties(system: System, options: Options, proofs: ProofStore | None
     (and by Houdini, after an explicit search); otherwise, when the search was exhaustive,
     the exhaustive search itself is the proof (method "explicit"). UNKNOWN stays UNKNOWN.
     `certify=False` (`decide_property`): a proof of an invariant by exhaustion is neither
-    tried by induction nor certified by Z3.
+    tried by induction nor certified by Z3, and a reachability property the decision
+    diagrams find reachable gets no witness trace (`core_verdicts`).
     """
-    known, macro = shared_search(system, options, proofs)
+    known, macro = shared_search(system, options, proofs, witnesses=certify)
     results: list[PropertyResult] = []
     total = len(system.properties)
     for i, prop in enumerate(system.properties):
@@ -236,16 +237,18 @@ def check_properties(system: System, options: Options, proofs: ProofStore | None
     return results
 
 
-def shared_search(system: System, options: Options, proofs: ProofStore | None = None
+def shared_search(system: System, options: Options, proofs: ProofStore | None = None,
+                  witnesses: bool = True
                   ) -> tuple[dict[str, PropertyResult | None], Verdicts]:
     """The proofs of `system`'s properties kept in `proofs` (None: not kept), and the
-    shared explicit search for the others (`check_properties`)."""
+    shared explicit search for the others (`check_properties`; `witnesses`:
+    `core_verdicts`)."""
     from checker.interpret import explore_macro
 
     known = {p.id: proofs.lookup(system, p) if proofs is not None else None
              for p in system.properties}
     todo = [p for p in system.properties if known[p.id] is None]
-    macro = core_verdicts(system, todo, options)
+    macro = core_verdicts(system, todo, options, witnesses)
     if macro is None:
         began = time.monotonic()
         macro = explore_macro(system, todo,
@@ -256,29 +259,38 @@ def shared_search(system: System, options: Options, proofs: ProofStore | None = 
             # the wall-clock safety net stopped the search before its counted budget: what
             # it did not find is UNKNOWN for that reason, never left to depend on the clock
             macro = Expired(macro.complete, macro.macro_states, macro.hits, macro.symbolic,
-                            f"the explicit search's wall-clock safety net "
+                            why=f"the explicit search's wall-clock safety net "
                             f"({options.explicit_seconds:g} s) expired after "
                             f"{macro.macro_states} situations")
     return known, macro
 
 
-def core_verdicts(system: System, props: list[Property], options: Options) -> Verdicts | None:
+def core_verdicts(system: System, props: list[Property], options: Options,
+                  witnesses: bool = True) -> Verdicts | None:
     """The shared search's answer from the system's BDD reachability core
     (`checker.engines.reach.shared_core`): every reachable stable situation is known, so a
     property is hit (with a shortest event path) or decided by exhaustion. None when the
-    core gave up within its node budget."""
-    from checker.engines.reach import shared_core
+    core gave up within its node budget. Without `witnesses` (the scope re-check, which
+    reports a reachability property only when it is no longer reachable) a reachability
+    property the reachable set meets is `untraced`: no shortest path is looked for (the
+    macro layers and the walk back were a tenth of Eldfall's check, spent on witnesses the
+    re-check drops); an invariant's violation still gets its trace."""
+    from checker.engines.reach import UNTRACED, shared_core
     from checker.interpret import Verdicts
 
     core = shared_core(system, options.node_budget)
     if core is None:
         return None
     hits = {}
+    untraced = set()
     for p in props:
-        found = core.check(p)
+        found = core.check(p, trace=witnesses or p.mode != "reachable")
         if found.status in ("violated", "reachable") and found.start is not None:
             hits[p.id] = (found.start, list(found.events))
-    return Verdicts(True, core.stable_count(), hits, symbolic=True)
+        elif found.status == "reachable" and found.reason == UNTRACED:
+            untraced.add(p.id)
+    return Verdicts(True, core.stable_count(), hits, symbolic=True,
+                    untraced=frozenset(untraced))
 
 
 def decide_property(system: System, prop: Property, options: Options,
@@ -287,7 +299,8 @@ def decide_property(system: System, prop: Property, options: Options,
     """One property's result, given its cached proof and the shared search
     (`check_properties`). With `certify=False` an invariant proved by exhaustion is taken
     from the search as it is: no induction proof is tried and the decision diagrams' Z3
-    certificate is not checked (method `decision-diagrams-unchecked`). Only the scope
+    certificate is not checked (method `decision-diagrams-unchecked`), nor is a
+    reachability property the diagrams found reachable without a trace. Only the scope
     re-check asks for that (`checker.plan.widen.decide`): a widened invariant that still
     holds only shows that nothing changed and is reported nowhere. What it does report, a
     broken invariant (a replayed trace) or a "never reachable" (certified as in the main
@@ -316,6 +329,13 @@ def decide_property(system: System, prop: Property, options: Options,
         result = PropertyResult(prop.id, prop.kind,
                                 Status.PROVED if reach else Status.VIOLATED,
                                 found_by, "", trace, prop.states, prop.source, prop.text)
+    elif prop.id in macro.untraced:
+        # (the scope re-check only: reported nowhere, a witness would be dropped)
+        result = PropertyResult(
+            prop.id, prop.kind, Status.PROVED, Method.DECISION_DIAGRAMS_UNCHECKED,
+            f"reachable: the exact reachable set of all {macro.macro_states} situations "
+            f"meets it (no trace: only compared with the spec's own verdict)", None,
+            prop.states, prop.source, prop.text)
     elif macro.complete and not certify and not reach:
         # (a "never reachable" is still certified below: the scope re-check reports it)
         result = PropertyResult(

@@ -6,8 +6,9 @@ The re-check decides on the widened system as the main check does
 (`checker.plan.tasks.check_properties`: the BDD reachability core within its node budget,
 else the explicit search and the Z3 engines, every trace replayed by the interpreter), with
 the same counted budgets, except that an invariant still proved on the widened system by
-exhaustion is not certified by Z3 nor tried by induction (`certify=False`): it only shows
-that the verdict did not change and is never reported. A changed verdict, which is
+exhaustion is not certified by Z3 nor tried by induction, and a reachability property the
+decision diagrams still find reachable gets no witness trace (`certify=False`): each only
+shows that the verdict did not change and is never reported. A changed verdict, which is
 reported, is obtained exactly as in the main check (a replayed trace, or a certified
 "never reachable"). First every proved property is decided once with every
 widenable range widened; only for those whose verdict changed, each range in the

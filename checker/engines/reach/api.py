@@ -40,6 +40,9 @@ from .witness import Segment, Stepper, first_layer, walk_back
 ReachStatus = Literal["proved", "violated", "reachable", "unreachable", "too-large"]
 
 
+UNTRACED = "the exact reachable set meets the target (no trace asked)"
+
+
 @dataclass(frozen=True)
 class ReachResult:
     prop: str
@@ -178,9 +181,13 @@ class Reach:
         reached = core.all_micro if at == "all" else core.all_stable
         return [compiler.boolean(e) & reached for e in exprs]
 
-    def check(self, prop: Property, target: Node | None = None) -> ReachResult:
+    def check(self, prop: Property, target: Node | None = None,
+              trace: bool = True) -> ReachResult:
         """`target`: the states `prop` looks for, already compiled (a union of `targets`;
-        reachable `mode="reachable"` properties only), instead of compiling `prop.expr`."""
+        reachable `mode="reachable"` properties only), instead of compiling `prop.expr`.
+        `trace=False`: when the complete fast core's reachable set meets the target, the
+        answer comes without a shortest trace (no macro layers, no walk back): `start` is
+        None and `reason` says so."""
         if target is not None and (prop.mode != "reachable" or is_termination(prop)):
             raise InternalError("reach: a compiled target is for reachability questions")
         progress = self.run()
@@ -204,6 +211,9 @@ class Reach:
             if reached & target == false:
                 return ReachResult(prop.id, "proved" if prop.mode == "invariant"
                                    else "unreachable")
+            if not trace:
+                return ReachResult(prop.id, "violated" if prop.mode == "invariant"
+                                   else "reachable", reason=UNTRACED)
             k = first_layer(core, target, prop.at)
             if k is None:
                 return ReachResult(prop.id, "violated" if prop.mode == "invariant"

@@ -380,6 +380,7 @@ class Z3Env:
         self.system = system
         self.options = options
         self.vars: dict[str, z3.ArithRef] = {}
+        self._domains: tuple[int, z3.BoolRef] | None = None   # (len(vars), their domains)
 
     def solver(self) -> z3.Solver:
         return z3_solver(self.ctx, self.options)
@@ -390,11 +391,18 @@ class Z3Env:
         return self.vars[name]
 
     def domains(self) -> z3.BoolRef:
+        """Every variable created so far within its domain; built again only when a
+        variable was added (variables are never removed): the order scan asks thousands of
+        checks of one context."""
+        if self._domains is not None and self._domains[0] == len(self.vars):
+            return self._domains[1]
         parts = []
         for n in sorted(self.vars):
             v, x = self.system.var(n), self.var(n)
             parts.append(z3.And(x >= v.lo, x <= v.hi))
-        return z3.And(*parts) if parts else z3.BoolVal(True, self.ctx)
+        term = z3.And(*parts) if parts else z3.BoolVal(True, self.ctx)
+        self._domains = (len(self.vars), term)
+        return term
 
     def expr(self, e: LExpr) -> Any:
         """The condition `e` as a Z3 term over this context's variables

@@ -507,6 +507,35 @@ def test_a_pick_is_the_least_state_of_any_set(drawn) -> None:
         assert enc.pick(every, chosen) == min(projected)
 
 
+@functools.lru_cache(maxsize=1)
+def _noctvale_cores() -> tuple:
+    """Noctvale's fast core (complete) and its counted core (relations writing `_res`)."""
+    fast = Reach(_noctvale()).core
+    fast.run()
+    return fast, BoundedCore(_noctvale())
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(_noctvale_sets())
+def test_a_preimage_by_the_inverse_relation_is_the_textbook_one(drawn) -> None:
+    """`Relations.preimage` (the image under the relation with current and next bits of
+    the written variables swapped, the result renamed) is the textbook
+    `∃y_W. X[x_W := y_W] ∧ R_t` for every event and rule of both Noctvale cores, on
+    arbitrary sets of states and on those sets within the reachable ones."""
+    from dd import cudd
+    states, _ = drawn
+    for core in _noctvale_cores():
+        enc = core.enc
+        every = enc.bdd.false
+        for t in states:
+            every |= enc.state_cube(t, core.state_names)
+        sets = [every, every | core.all_micro] if hasattr(core, "all_micro") else [every]
+        for x in sets:
+            for r in (*core.rel.events, *core.rel.rules):
+                textbook = cudd.and_exists(enc.bdd.let(r.ren_cur, x), r.rel, r.qnext)
+                assert core.rel.preimage(r, x) == textbook, r.transition.id
+
+
 def _skips_exact(system: System, limit: int, *, counted: bool = False) -> int:
     """How many (transition, reachable micro state) pairs `witness._may_lead_to` skips,
     asserting that the preimage of each is empty; in the fast core, or (`counted`) in the

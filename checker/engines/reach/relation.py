@@ -23,7 +23,11 @@ and Dill, "Symbolic model checking for sequential circuit verification", 1994):
   rule's enabled states from a given set `S` in turn, which stays within the size of `S`.
 
 Image by early quantification, `img_t(S) = (∃x_W. S ∧ R_t)[y_W := x_W]` (one CUDD
-and-exists), and the preimage `pre_t(X) = ∃y_W. X[x_W := y_W] ∧ R_t` the same way.
+and-exists), and the preimage `pre_t(X) = ∃y_W. X[x_W := y_W] ∧ R_t` as the image under the
+inverse relation, `R_t` with `x_W` and `y_W` swapped (built on first use):
+`pre_t(X) = (∃x_W. X ∧ R_t^-1)[y_W := x_W]`. The same set, but the renaming is applied to
+the result, which lies within `cond_t`, instead of to `X`: renaming a large `X` was most of
+the termination bound's cost (Eldfall's base core: 3.69 → 1.39 s, every preimage equal).
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ class Relation:
     # that spares a walk back the preimages that cannot meet its state
     # (`witness._may_lead_to`)
     fixed: tuple[tuple[int, int], ...] = ()
+    inverse: Node | None = None    # R_t with x_W and y_W swapped (`Relations.preimage`)
 
 
 class Relations:
@@ -167,7 +172,9 @@ class Relations:
     def preimage(self, r: Relation, x: Node) -> Node:
         if x == self.enc.bdd.false:
             return x
-        return cudd.and_exists(self.enc.bdd.let(r.ren_cur, x), r.rel, r.qnext)
+        if r.inverse is None:
+            r.inverse = self.enc.bdd.let({**r.ren_cur, **r.ren_next}, r.rel)
+        return self.enc.bdd.let(r.ren_next, cudd.and_exists(x, r.inverse, r.qcur))
 
     def event_image(self, s: Node) -> Node:
         out = self.enc.bdd.false

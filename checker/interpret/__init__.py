@@ -6,10 +6,10 @@ reported. It also does explicit-state breadth-first search (`explore`), the orac
 symbolic engines are tested against on small models; every explicit search of ruleproof
 runs on its one breadth-first core (`checker.interpret.search`).
 
-Modules: `evaluate` (expressions in a concrete state), `machine` (the `Interpreter`),
-`resolve` (every order of one resolution, partial-order reduction), `traces`
-(`replay`; `shared`, the one interpreter per system of a process that the replays
-and the explicit searches use), `search` (the breadth-first core, `explore`, `StateSpace`) and
+Modules: `evaluate` (expressions in a concrete state), `machine` (the `Interpreter`, and
+`shared`: the one interpreter per system of a process, which the replays and the explicit
+searches use), `resolve` (every order of one resolution, partial-order reduction), `traces`
+(`replay`), `search` (the breadth-first core, `explore`, `StateSpace`) and
 `macro` (`explore_macro`, the shared search over macro steps). A concrete state is a
 tuple of ints in `system.vars` order.
 """

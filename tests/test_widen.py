@@ -133,7 +133,7 @@ def test_the_widened_verdicts_are_the_certified_ones_without_the_certificate() -
         wide = widened(ruleset)
         system = wide.system if wide is not None else ruleset.system
         certified = {r.id: r.status for r in check_properties(system, OPTIONS)}
-        plain = check_properties(system, OPTIONS, certify=False)
+        plain = check_properties(system, OPTIONS, recheck=True)
         assert {r.id: r.status for r in plain} == certified
         assert Status.PROVED in certified.values()
         modes = {p.id: p.mode for p in system.properties}
@@ -148,9 +148,9 @@ def test_the_widened_verdicts_are_the_certified_ones_without_the_certificate() -
 def test_a_widened_never_reachable_is_still_certified(tmp_path: Path) -> None:
     """What the re-check reports is obtained as in the main check: a reachable property
     that the widened system can never reach is decided by exhaustion *with* the Z3
-    certificate, even with `certify=False` (only invariants that still hold skip it)."""
+    certificate, even with `recheck=True` (only invariants that still hold skip it)."""
     r = spec(tmp_path, HEAL + "  - {id: never, reachable: hp < 0}\n")
-    got = {p.id: p for p in check_properties(r.system, OPTIONS, certify=False)}
+    got = {p.id: p for p in check_properties(r.system, OPTIONS, recheck=True)}
     assert got["never"].status is Status.VIOLATED
     assert got["never"].method is not None and got["never"].method.value == "decision-diagrams"
     assert "certified by Z3" in got["never"].reason
@@ -159,14 +159,14 @@ def test_a_widened_never_reachable_is_still_certified(tmp_path: Path) -> None:
 
 def test_a_widened_reachable_property_gets_no_trace_but_a_broken_invariant_does(
         tmp_path: Path) -> None:
-    """With `certify=False` a reachability property the decision diagrams' exact set still
+    """With `recheck=True` a reachability property the decision diagrams' exact set still
     meets is proved without a witness (no macro layers, no walk back: the re-check drops
     it); the main check's path gives the same verdict with a replayed trace, and an
     invariant that breaks still gets its trace (the re-check reports it)."""
     r = spec(tmp_path, HEAL + "  - {id: full, reachable: hp == 1}\n")
     wide = widened(r)
     assert wide is not None
-    plain = {p.id: p for p in check_properties(wide.system, OPTIONS, certify=False)}
+    plain = {p.id: p for p in check_properties(wide.system, OPTIONS, recheck=True)}
     main = {p.id: p for p in check_properties(wide.system, OPTIONS)}
     assert plain["full"].status is main["full"].status is Status.PROVED
     assert plain["full"].trace is None and "no trace" in plain["full"].reason

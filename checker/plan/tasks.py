@@ -207,7 +207,7 @@ def assemble(ruleset: Ruleset, props: list[PropertyResult], scans: list[Scan],
 
 def check_properties(system: System, options: Options, proofs: ProofStore | None = None,
                      progress: Callable[[str, int, int], None] | None = None,
-                     certify: bool = True) -> list[PropertyResult]:
+                     recheck: bool = False) -> list[PropertyResult]:
     """Every property of `system`, cheapest evidence first.
 
     A proof kept in `proofs` for an unchanged cone of influence is reused
@@ -220,18 +220,18 @@ def check_properties(system: System, options: Options, proofs: ProofStore | None
     invariant the search could not break is still proved by 1-induction when that closes it
     (and by Houdini, after an explicit search); otherwise, when the search was exhaustive,
     the exhaustive search itself is the proof (method "explicit"). UNKNOWN stays UNKNOWN.
-    `certify=False` (`decide_property`): a proof of an invariant by exhaustion is neither
-    tried by induction nor certified by Z3, and a reachability property the decision
-    diagrams find reachable gets no witness trace (`core_verdicts`).
+    `recheck=True` (the scope re-check, `decide_property`): a proof of an invariant by
+    exhaustion is neither tried by induction nor certified by Z3, and a reachability
+    property the decision diagrams find reachable gets no witness trace (`core_verdicts`).
     """
-    known, macro = shared_search(system, options, proofs, witnesses=certify)
+    known, macro = shared_search(system, options, proofs, witnesses=not recheck)
     results: list[PropertyResult] = []
     total = len(system.properties)
     for i, prop in enumerate(system.properties):
         if progress is not None:
             progress(prop.id, i, total)
         results.append(decide_property(system, prop, options, known[prop.id], macro, proofs,
-                                       certify))
+                                       recheck))
     if progress is not None:
         progress("", total, total)
     return results
@@ -275,7 +275,7 @@ def core_verdicts(system: System, props: list[Property], options: Options,
     property the reachable set meets is `untraced`: no shortest path is looked for (the
     macro layers and the walk back were a tenth of Eldfall's check, spent on witnesses the
     re-check drops); an invariant's violation still gets its trace."""
-    from checker.engines.reach import UNTRACED, shared_core
+    from checker.engines.reach import shared_core
     from checker.interpret import Verdicts
 
     core = shared_core(system, options.node_budget)
@@ -287,7 +287,7 @@ def core_verdicts(system: System, props: list[Property], options: Options,
         found = core.check(p, trace=witnesses or p.mode != "reachable")
         if found.status in ("violated", "reachable") and found.start is not None:
             hits[p.id] = (found.start, list(found.events))
-        elif found.status == "reachable" and found.reason == UNTRACED:
+        elif found.untraced:
             untraced.add(p.id)
     return Verdicts(True, core.stable_count(), hits, symbolic=True,
                     untraced=frozenset(untraced))
@@ -295,9 +295,9 @@ def core_verdicts(system: System, props: list[Property], options: Options,
 
 def decide_property(system: System, prop: Property, options: Options,
                     cached: PropertyResult | None, macro: Verdicts,
-                    proofs: ProofStore | None = None, certify: bool = True) -> PropertyResult:
+                    proofs: ProofStore | None = None, recheck: bool = False) -> PropertyResult:
     """One property's result, given its cached proof and the shared search
-    (`check_properties`). With `certify=False` an invariant proved by exhaustion is taken
+    (`check_properties`). With `recheck=True` an invariant proved by exhaustion is taken
     from the search as it is: no induction proof is tried and the decision diagrams' Z3
     certificate is not checked (method `decision-diagrams-unchecked`), nor is a
     reachability property the diagrams found reachable without a trace. Only the scope
@@ -336,7 +336,7 @@ def decide_property(system: System, prop: Property, options: Options,
             f"reachable: the exact reachable set of all {macro.macro_states} situations "
             f"meets it (no trace: only compared with the spec's own verdict)", None,
             prop.states, prop.source, prop.text)
-    elif macro.complete and not certify and not reach:
+    elif macro.complete and recheck and not reach:
         # (a "never reachable" is still certified below: the scope re-check reports it)
         result = PropertyResult(
             prop.id, prop.kind, Status.PROVED,

@@ -7,7 +7,7 @@ The re-check decides on the widened system as the main check does
 else the explicit search and the Z3 engines, every trace replayed by the interpreter), with
 the same counted budgets, except that an invariant still proved on the widened system by
 exhaustion is not certified by Z3 nor tried by induction, and a reachability property the
-decision diagrams still find reachable gets no witness trace (`certify=False`): each only
+decision diagrams still find reachable gets no witness trace (`recheck=True`): each only
 shows that the verdict did not change and is never reported. A changed verdict, which is
 reported, is obtained exactly as in the main check (a replayed trace, or a certified
 "never reachable"). First every proved property is decided once with every
@@ -76,7 +76,7 @@ def decide(system: System, ids: Collection[str], options: Options,
     from checker.engines.reach import release_cores
     from checker.plan.tasks import check_properties
     sub = replace(system, properties=tuple(p for p in system.properties if p.id in ids))
-    out = {r.id: r for r in check_properties(sub, options, proofs, certify=False)}
+    out = {r.id: r for r in check_properties(sub, options, proofs, recheck=True)}
     release_cores(sub)                  # (a widened system is decided once)
     return out
 

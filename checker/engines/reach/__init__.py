@@ -8,9 +8,9 @@ answers a property with a shortest, replay-checked trace (`api.py`, `witness.py`
 `shared_core` is the one core per system that the check's properties and decision-point
 queries are answered from."""
 
-from .api import UNTRACED, Reach, ReachResult, ReachStatus, release_cores, shared_core
+from .api import Reach, ReachResult, ReachStatus, release_cores, shared_core
 from .core import Progress, Resolution, is_termination
 from .relation import Unsupported
 
-__all__ = ["UNTRACED", "Progress", "Reach", "ReachResult", "ReachStatus", "Resolution",
+__all__ = ["Progress", "Reach", "ReachResult", "ReachStatus", "Resolution",
            "Unsupported", "is_termination", "release_cores", "shared_core"]

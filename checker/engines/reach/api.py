@@ -40,9 +40,6 @@ from .witness import Segment, Stepper, first_layer, walk_back
 ReachStatus = Literal["proved", "violated", "reachable", "unreachable", "too-large"]
 
 
-UNTRACED = "the exact reachable set meets the target (no trace asked)"
-
-
 @dataclass(frozen=True)
 class ReachResult:
     prop: str
@@ -53,6 +50,7 @@ class ReachResult:
     layer: int | None = None                    # macro layer of the target = len(events)
     checked: Literal["replayed", "stepped", ""] = ""
     reason: str = ""
+    untraced: bool = False      # met, but no trace was asked (`check(trace=False)`)
 
 
 class Reach:
@@ -187,7 +185,7 @@ class Reach:
         reachable `mode="reachable"` properties only), instead of compiling `prop.expr`.
         `trace=False`: when the complete fast core's reachable set meets the target, the
         answer comes without a shortest trace (no macro layers, no walk back): `start` is
-        None and `reason` says so."""
+        None and `untraced` is set."""
         if target is not None and (prop.mode != "reachable" or is_termination(prop)):
             raise InternalError("reach: a compiled target is for reachability questions")
         progress = self.run()
@@ -213,7 +211,9 @@ class Reach:
                                    else "unreachable")
             if not trace:
                 return ReachResult(prop.id, "violated" if prop.mode == "invariant"
-                                   else "reachable", reason=UNTRACED)
+                                   else "reachable", untraced=True,
+                                   reason="the exact reachable set meets the target "
+                                   "(no trace asked)")
             k = first_layer(core, target, prop.at)
             if k is None:
                 return ReachResult(prop.id, "violated" if prop.mode == "invariant"

@@ -141,6 +141,9 @@ _FINDINGS = [
     _finding("RP417", "trigger-wording",
              "a rule's trigger does not match its sentence ('becomes' versus 'while')",
              "Rules whose trigger does not match their sentence", Severity.WARNING),
+    _finding("RP422", "one-model-rule",
+             "a rule about one model exists once per model, each copy doing the same",
+             "Rules about one model that exist once per model", Severity.WARNING),
     _finding("RP420", "simultaneous-rules", "rules that can apply together in an order the "
              "text leaves open", "Rules that can apply together (every order is checked)",
              Severity.NOTE),

@@ -118,6 +118,7 @@ PLANTED: dict[str, set[Expected]] = {
                                   ("Pinned",), False, ())},
     "merged-statements": {("merged-statements", ("pinned-actions",), (), False, ())},
     "trigger-wording": {("trigger-wording", ("pinned-drops-torch",), (), False, ())},
+    "one-model-rule": {("one-model-rule", ("bleeding-loses-hp",), (), False, ())},
     # readings: only the pipeline checks every reading (tests/test_readings.py)
     "ambiguity": {("ambiguity", ("rest", "rest-clears-daze"), ("Dazed",), False, ())},
     "ambiguity-ok": {("ambiguity", ("rest",), (), True, ("rest.adopt",))},
@@ -127,7 +128,7 @@ KINDS = ("fact-contradiction", "forbidden-obligation", "no-legal-action", "order
          "undefined-reference", "vacuous-property", "leaves-terminal", "deadlock",
          "unmet-obligation", "unusable-permission", "permission-conflict", "scope-sensitive",
          "inconsistent-restatement", "merged-statements", "trigger-wording",
-         "ambiguity", "blocked-effect")
+         "one-model-rule", "ambiguity", "blocked-effect")
 SPECS = sorted(p.stem for p in CORPUS.glob("*.yaml"))
 CONFLICT_KINDS = {"fact-contradiction", "forbidden-obligation", "no-legal-action", "deadlock",
                   "unmet-obligation", "unusable-permission", "permission-conflict"}

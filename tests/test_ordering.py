@@ -269,3 +269,68 @@ def test_a_dead_entry_needs_the_certificate_of_its_never() -> None:
     assert [(u.kind, u.rules) for u in blind.undecided] == [
         ("dead-ordering-rule", ("removal-before-hp",))]
     assert "certificate was not checked" in blind.undecided[0].reason
+
+
+# ---------------------------------------------------------------- a rule of one model
+
+ONE_MODEL_RULE = ("  - {id: enemy-bleeds-a, model: b, on: end-phase, when: Bleeding, "
+                  "do: [\"a.hp -= 1\"], tags: [hp-cost]}\n")
+
+
+def test_a_rule_of_one_model_exists_for_that_model_alone(tmp_path: Path) -> None:
+    """`model: b`: one copy, whose unqualified names are b's (the rule without it has a
+    copy per model, each reading its own model's Bleeding)."""
+    body = TWO_MODELS.replace("ordering:\n", "").replace("rules:\n", "rules:\n" + ONE_MODEL_RULE)
+    rules = {r.id: r for r in spec(tmp_path, body).system.rules}
+    assert [i for i in rules if i.startswith("enemy-bleeds-a")] == ["enemy-bleeds-a@b"]
+    r = rules["enemy-bleeds-a@b"]
+    assert r.model == "b" and r.on == ("end-phase",)
+    assert "b.Bleeding" in repr(r.guard) and "a.Bleeding" not in repr(r.guard)
+    assert [e.var for e in r.effects] == ["a.hp", "_fired:enemy-bleeds-a@b"]
+    both = {r.id for r in spec(tmp_path, body.replace("model: b, ", "")).system.rules}
+    assert {"enemy-bleeds-a@a", "enemy-bleeds-a@b"} <= both
+
+
+def test_orders_name_only_the_copy_a_rule_of_one_model_has(tmp_path: Path) -> None:
+    body = TWO_MODELS.replace("rules:\n", "rules:\n" + ONE_MODEL_RULE) + (
+        f"  - {{id: o, first: [end-clears-stun], then: [enemy-bleeds-a], {CITE}}}\n"
+        f"  - {{id: c, chosen_by: active-player, tags: [hp-cost], {CHOICE}}}\n")
+    system = spec(tmp_path, body).system
+    assert system.precedence == (Precedence("end-clears-stun@b", "enemy-bleeds-a@b", "o"),)
+    assert system.order_choices == (
+        OrderChoice(("stunned-loses-hp@a", "bleeding-loses-hp@a"), "c"),
+        OrderChoice(("enemy-bleeds-a@b", "stunned-loses-hp@b", "bleeding-loses-hp@b"), "c"))
+
+
+@pytest.mark.parametrize("models", ["models: [a, b]\n", ""], ids=["misspelt", "no-models"])
+def test_a_rule_of_an_unknown_model_is_one_located_error(tmp_path: Path, models: str) -> None:
+    body = TWO_MODELS.replace("models: [a, b]\n", models).replace("ordering:\n", "").replace(
+        "rules:\n", "rules:\n" + ONE_MODEL_RULE.replace("model: b", "model: bb"))
+    with pytest.raises(SpecError) as exc:
+        spec(tmp_path, body)
+    codes = [(d.code, d.location.line if d.location else None)
+             for d in exc.value.diagnostics if "'bb'" in d.message]
+    assert codes == [("RP203", body.split("\n").index(ONE_MODEL_RULE.replace(
+        "model: b", "model: bb").rstrip("\n")) + 3)]   # after `ruleset:` and `source:`
+
+
+def test_a_rule_with_one_models_names_fires_once_per_model_without_model() -> None:
+    """The planted `one-model-rule` spec: both copies take `a`'s HP at one End Phase, so a
+    Bleeding model goes 3 → 1 and never has 2 HP once the rules have resolved; its twin
+    with `model: a` loses 1 at a time. The lint reports the first only."""
+    from checker.interpret import Interpreter
+    from checker.interpret.search import state_search
+    from checker.results.lints import lint_findings
+
+    def hp_values(name: str) -> set[int]:
+        ruleset = load(name)
+        interp = Interpreter(ruleset.system)
+        found = state_search(interp, max_states=10_000)
+        assert found.complete
+        i = [v.name for v in ruleset.system.vars].index("a.hp")
+        return {s[i] for s in found.seen if interp.is_stable(s)}   # (not mid-resolution)
+
+    assert hp_values("one-model-rule") == {0, 1, 3}
+    assert hp_values("one-model-rule-ok") == {0, 1, 2, 3}
+    assert [f.rules for f in lint_findings(load("one-model-rule"))] == [("bleeding-loses-hp",)]
+    assert lint_findings(load("one-model-rule-ok")) == []

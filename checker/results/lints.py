@@ -1,7 +1,8 @@
 """Lints of how a spec cites its text (issue #15), as warning findings: an element that
 formalizes several different sentences at once (`merged-statements`, RP416), and a rule
 whose trigger does not match its sentence, "becomes" formalized as "while" or the reverse
-(`trigger-wording`, RP417). No solver: they read the citations and the lowered rules."""
+(`trigger-wording`, RP417), and a rule about one model that exists once per model
+(`one-model-rule`, RP422). No solver: they read the citations and the lowered rules."""
 
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ _WORDS = re.compile(r"[a-z0-9]+")
 
 
 def lint_findings(ruleset: Ruleset) -> list[Finding]:
-    """Every `merged-statements` and `trigger-wording` warning of `ruleset`."""
-    return [*_merged(ruleset), *_trigger_wording(ruleset)]
+    """Every `merged-statements`, `trigger-wording` and `one-model-rule` warning of
+    `ruleset`."""
+    return [*_merged(ruleset), *_trigger_wording(ruleset), *_one_model_rules(ruleset)]
 
 
 def _edge_word(quote: str, states: dict[str, str]) -> tuple[str, str]:
@@ -132,4 +134,36 @@ def _trigger_wording(ruleset: Ruleset) -> list[Finding]:
                 f"`leaves`), but its sentence says “while” (“{level[0]}”): "
                 "a condition that holds for a while is a level; write `when:` without `on:`",
                 detail=tuple(("cites", q) for q in level)))
+    return out
+
+
+def _one_model_rules(ruleset: Ruleset) -> list[Finding]:
+    """A rule with a copy per model whose copies are the same rule (each reads and writes
+    only the same named model's names, `a.Engaged`, and globals): every copy fires, so the
+    effect happens once per model (an `add` twice, `hp -= 1` twice), and the orders tried
+    double. The sentence is about one model: `model: a`."""
+    copies: dict[str, list[Transition]] = {}
+    for rule in ruleset.system.rules:
+        if rule.model is not None:
+            copies.setdefault(rule.source, []).append(rule)
+    out: list[Finding] = []
+    for ident, rules in copies.items():
+        if len(rules) < 2 or ident not in ruleset.elements:
+            continue
+        shapes = {repr((r.guard, r.effects, r.on, r.edges)).replace(r.id, "\0")
+                  for r in rules}
+        if len(shapes) != 1:
+            continue
+        named = sorted({n.split(".", 1)[0] for r in rules[:1]
+                        for n in (*lvars(r.guard), *(e.var for e in r.effects))
+                        if "." in n and n.split(".", 1)[0] in {x.model for x in rules}})
+        whose = f"model {named[0]!r}" if len(named) == 1 else "one model"
+        fix = f"model: {named[0]}" if len(named) == 1 else "model: <the model>"
+        out.append(Finding(
+            "one-model-rule", (ident,), (),
+            f"rule {ident!r} exists once per model ({', '.join(r.id for r in rules)}), but "
+            f"every copy reads and changes the same thing (it names {whose} only): each "
+            "copy fires, so its effect is applied once per model; if the sentence is about "
+            f"{whose}, write `{fix}`",
+            detail=tuple(("copy", r.id) for r in rules)))
     return out

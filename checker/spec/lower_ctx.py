@@ -74,6 +74,14 @@ class Ctx:
     def per_model(self) -> tuple[str | None, ...]:
         return self.models if self.models else (None,)
 
+    def rule_owners(self, rule: str) -> tuple[str | None, ...]:
+        """The models spec rule `rule` has a copy for: every model, or its `model:` alone
+        (an unknown `model:` is reported by `lower_rules` and gives no copy)."""
+        decl = next((rd for rd in self.doc.rules if rd.id == rule), None)
+        if decl is None or decl.model is None:
+            return self.per_model()
+        return (decl.model,) if decl.model in self.models else ()
+
     def known_names(self) -> list[str]:
         return [*self.state_kind, *self.model_vars, *self.global_vars, *self.inputs,
                 *(lab for v in self.vars.values() for lab in v.labels)]

@@ -102,18 +102,20 @@ def _select(ctx: Ctx, tags: dict[str, list[str]], rules: list[str], tagged: list
 
 def _pairs(ctx: Ctx, od: OrderingDecl, a: str, b: str) -> Iterator[Precedence]:
     """`a` before `b` for each model's copies (every pair of copies `across_models`)."""
+    has_a, has_b = ctx.rule_owners(a), ctx.rule_owners(b)   # (a rule of one model: its copy)
     for m in ctx.per_model():
         for n in (ctx.per_model() if od.across_models else (m,)):
-            yield Precedence(ctx.instance(a, m), ctx.instance(b, n), od.id)
+            if m in has_a and n in has_b:
+                yield Precedence(ctx.instance(a, m), ctx.instance(b, n), od.id)
 
 
 def _choices(ctx: Ctx, od: OrderingDecl, rules: list[str]) -> list[OrderChoice]:
     """One choice per model (one over every model's copies `across_models`)."""
     if od.across_models:
-        return [OrderChoice(tuple(ctx.instance(r, m) for m in ctx.per_model() for r in rules),
-                            od.id)]
-    return [OrderChoice(tuple(ctx.instance(r, m) for r in rules), od.id)
-            for m in ctx.per_model()]
+        return [OrderChoice(tuple(ctx.instance(r, m) for m in ctx.per_model() for r in rules
+                                  if m in ctx.rule_owners(r)), od.id)]
+    return [OrderChoice(tuple(ctx.instance(r, m) for r in rules if m in ctx.rule_owners(r)),
+                        od.id) for m in ctx.per_model()]
 
 
 # ============================================================================ consistency

@@ -67,7 +67,11 @@ def lower_rules(ctx: Ctx) -> list[Transition]:
     out: list[Transition] = []
     for i, rd in enumerate(ctx.doc.rules):
         ons = [rd.on] if isinstance(rd.on, str) else list(rd.on or [])
-        for m in ctx.per_model():
+        if rd.model is not None and rd.model not in ctx.models:
+            ctx.err("RP203", f"unknown model {rd.model!r} in rule {rd.id!r}",
+                    ("rules", i, "model"), did_you_mean(rd.model, list(ctx.models)) or
+                    ("a rule of one model needs 'models:'" if not ctx.models else None))
+        for m in ctx.rule_owners(rd.id):
             ident = ctx.instance(rd.id, m)
             when = lower_bool(ctx, rd.when, m, ("rules", i, "when"))
             ctx.block_log = []

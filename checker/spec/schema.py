@@ -117,6 +117,10 @@ class RuleDecl(_Strict):
     repeat_while: str | None = None
     tags: list[str] = []          # kinds of effect an ordering rule can name (`removal`)
     restates: str | None = None     # another statement of the same rule (table ↔ detail)
+    model: str | None = Field(
+        default=None, description="the one model the sentence is about (\"the enemy "
+        "model\", a rule written with `a.` names only): the rule exists for that model "
+        "alone, not once per model")
     cite: Cite | None = None
     readings: list[RuleReading] = []
     adopt: AdoptDecl | None = None

@@ -101,6 +101,24 @@ def test_a_relation_missing_a_step_of_the_z3_encoding_is_caught() -> None:
         wrong.inductive()
 
 
+def test_a_rule_enabled_in_the_diagrams_where_z3_holds_the_state_stable_is_caught() -> None:
+    """"Stable" is certified once for all events (`_refined`): every state the Z3
+    encoding holds stable (where events may happen) must be stable in the diagrams. A rule
+    whose `enabled` diagram is widened to every state breaks it, and Z3 refutes it; the
+    closure in the diagrams cannot see it (no state of the set is stable for them then)."""
+    system = _noctvale()
+    core = Reach(system, node_budget=500_000)
+    assert core.complete and isinstance(core.core, Core)
+    enc = core.core.enc
+    rel = Relations(enc, counter=True)
+    rel.rules[0].enabled = enc.bdd.true
+    wrong = Certifier(system, enc, core.core.all_micro, heights=core.core.heights,
+                      relations=rel)
+    with pytest.raises(InternalError, match=r"consecution: a state the Z3 encoding holds "
+                       r"stable"):
+        wrong.inductive()
+
+
 def test_the_check_names_the_certified_method() -> None:
     system = _noctvale()
     results = check_properties(system, Options(use_cache=False))

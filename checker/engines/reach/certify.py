@@ -22,6 +22,8 @@ Under a counted resource limit (`rlimit`) per solver call:
                                                         one the decision diagrams' relation
                                                         `B_t` (with the counter, its frame,
                                                         and "stable" for an event) has
+                                                        (`_refined`: asked as T[sel := t],
+                                                        "stable" once for all events)
     closure      BDD    img_t(Inv) ⊆ Inv                 for every t (`Relations`, counted)
     exclusion    BDD    Inv ∧ P = ∅                      P: the property's targets as the
                                                         diagrams compile them
@@ -236,17 +238,31 @@ class Certifier:
     def _refined(self) -> CertResult:
         """Refinement in Z3: for each event and rule, a step the Z3 encoding takes that
         the diagrams' counted relation (with the frame, and "stable" for an event) lacks
-        is unsatisfiable."""
+        is unsatisfiable.
+
+        Asked as `D ∧ T[sel := i] ∧ ¬(B_t ∧ frame)`: the relation with the selector
+        replaced by the transition's number and simplified (the same formula as `T ∧ sel =
+        i`, without every other transition's part in each query); and "stable" once for all
+        events, `D ∧ stable ∧ unstable_B` unsat (the Z3 encoding's stable states are
+        stable in the diagrams), since `T[sel := i]` of an event implies the encoding's
+        `stable` (module docstring of `checker.encode.system`). Eldfall's base system:
+        5.2 → 3.9 s of queries, all unsat as before."""
         enc, rel, ctx = self.enc, self.rel, self.ctx
         memo = self._memo
+        if rel.events:
+            result = _certified(self._ask(enc.domain, enc.stable, self._unstable()),
+                                "consecution (stable states)",
+                                "consecution: a state the Z3 encoding holds stable has a rule "
+                                "the decision diagrams' relation enables")
+            if result.status != "certified":
+                return result
         for i, r in enumerate([*rel.events, *rel.rules]):
             written = {n for n, bits in self.bdd_enc.cur.items() if set(bits) & set(r.qcur)}
             frame = [enc.nxt[v.name] == enc.cur[v.name] for v in self.system.vars
                      if v.name not in written]
             step = [to_z3(self.bdd_enc, r.rel, enc.cur, ctx, memo, enc.nxt), *frame]
-            if r.transition.kind == "event":
-                step.append(z3.Not(self._unstable()))
-            answer = self._ask(enc.domain, enc.trans, enc.sel == i, z3.Not(z3.And(*step)))
+            trans = z3.simplify(z3.substitute(enc.trans, (enc.sel, z3.IntVal(i, ctx))))
+            answer = self._ask(enc.domain, trans, z3.Not(z3.And(*step)))
             result = _certified(answer, f"consecution ({r.transition.id})",
                                 f"consecution: the Z3 encoding takes a step of "
                                 f"{r.transition.id!r} that the decision diagrams' relation "

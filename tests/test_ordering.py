@@ -334,3 +334,21 @@ def test_a_rule_with_one_models_names_fires_once_per_model_without_model() -> No
     assert hp_values("one-model-rule-ok") == {0, 1, 2, 3}
     assert [f.rules for f in lint_findings(load("one-model-rule"))] == [("bleeding-loses-hp",)]
     assert lint_findings(load("one-model-rule-ok")) == []
+
+
+def test_an_order_between_rules_of_two_models_without_across_models_is_an_error(
+        tmp_path: Path) -> None:
+    """`model: b`'s rule after `model: a`'s: no copies of one model in common, so the
+    entry would order nothing; with `across_models: true` it orders the one pair."""
+    rules = ONE_MODEL_RULE + ONE_MODEL_RULE.replace("enemy-bleeds-a", "a-bleeds").replace(
+        "model: b", "model: a")
+    body = TWO_MODELS.replace("rules:\n", "rules:\n" + rules) + (
+        f"  - {{id: o, first: [a-bleeds], then: [enemy-bleeds-a], {CITE}}}\n")
+    with pytest.raises(SpecError) as exc:
+        spec(tmp_path, body)
+    (d,) = exc.value.diagnostics
+    assert d.code == "RP212" and "no copies of the same model" in d.message
+    assert d.location is not None and d.location.line == body.count("\n") + 2
+    across = body.replace(f"{CITE}}}", f"across_models: true, {CITE}}}")
+    assert spec(tmp_path, across).system.precedence == (
+        Precedence("a-bleeds@a", "enemy-bleeds-a@b", "o"),)

@@ -51,7 +51,14 @@ def lower_ordering(ctx: Ctx) -> tuple[tuple[Precedence, ...], tuple[OrderChoice,
                             "a rule cannot resolve before itself: take it out of one side")
                     continue
                 edges.setdefault((a, b), i)
-                precedence += _pairs(ctx, od, a, b)
+                pairs = list(_pairs(ctx, od, a, b))
+                if not pairs and ctx.rule_owners(a) and ctx.rule_owners(b):
+                    ctx.err("RP212", f"ordering {od.id!r} puts rule {a!r} (model "
+                            f"{_owner(ctx, a)}) before {b!r} (model {_owner(ctx, b)}): they "
+                            "have no copies of the same model, so it orders nothing", path,
+                            "if the text orders them across models, add 'across_models: "
+                            "true'")
+                precedence += pairs
     _contradictions(ctx, edges, chosen)
     _cycles(ctx, edges)
     return tuple(precedence), tuple(choices)
@@ -107,6 +114,11 @@ def _pairs(ctx: Ctx, od: OrderingDecl, a: str, b: str) -> Iterator[Precedence]:
         for n in (ctx.per_model() if od.across_models else (m,)):
             if m in has_a and n in has_b:
                 yield Precedence(ctx.instance(a, m), ctx.instance(b, n), od.id)
+
+
+def _owner(ctx: Ctx, rule: str) -> str:
+    """The models a rule has copies for, for a message ("'a'", "'a', 'b'")."""
+    return ", ".join(repr(m) for m in ctx.rule_owners(rule))
 
 
 def _choices(ctx: Ctx, od: OrderingDecl, rules: list[str]) -> list[OrderChoice]:

@@ -246,7 +246,7 @@ def _declare(ctx: Ctx) -> None:
         if len(set(d.phases)) != len(d.phases):
             ctx.err("RP204", "a phase is listed twice", ("phases",))
     for name, sd in d.states.items():
-        owners = (sd.model,) if sd.model else ctx.per_model()
+        owners = ctx.owners(sd.model)
         if sd.model and sd.model not in ctx.models:
             ctx.err("RP203", f"unknown model {sd.model!r}", ("states", name, "model"),
                     did_you_mean(sd.model, list(ctx.models)))

@@ -15,6 +15,7 @@ class Ctx:
 
     def __init__(self, doc: SpecDoc, tree: SpecTree) -> None:
         self.doc = doc
+        self.rule_decls = {rd.id: rd for rd in reversed(doc.rules)}   # the first of an id
         self.tree = tree
         self.diags: list[Diagnostic] = []
         self.models: tuple[str, ...] = tuple(doc.models)
@@ -74,13 +75,18 @@ class Ctx:
     def per_model(self) -> tuple[str | None, ...]:
         return self.models if self.models else (None,)
 
-    def rule_owners(self, rule: str) -> tuple[str | None, ...]:
-        """The models spec rule `rule` has a copy for: every model, or its `model:` alone
-        (an unknown `model:` is reported by `lower_rules` and gives no copy)."""
-        decl = next((rd for rd in self.doc.rules if rd.id == rule), None)
-        if decl is None or decl.model is None:
+    def owners(self, model: str | None) -> tuple[str | None, ...]:
+        """The models an element declared with `model: model` has a copy for: every model
+        when it names none, else that model alone; an unknown model gives no copy (it is
+        reported where the element declares it)."""
+        if model is None:
             return self.per_model()
-        return (decl.model,) if decl.model in self.models else ()
+        return (model,) if model in self.models else ()
+
+    def rule_owners(self, rule: str) -> tuple[str | None, ...]:
+        """The models spec rule `rule` has a copy for (`owners` of its `model:`)."""
+        decl = self.rule_decls.get(rule)
+        return self.owners(decl.model if decl is not None else None)
 
     def known_names(self) -> list[str]:
         return [*self.state_kind, *self.model_vars, *self.global_vars, *self.inputs,

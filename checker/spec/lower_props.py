@@ -207,7 +207,7 @@ def _terminal_property(ctx: Ctx, ident: str, source: str, state: str,
 def with_builtin_properties(ctx: Ctx, system: System, user: list[Property]) -> System:
     props = list(user)
     for name, sd in ctx.doc.states.items():
-        owners = (sd.model,) if sd.model else ctx.per_model()
+        owners = ctx.owners(sd.model)
         if name in ctx.stacking_none:
             parts = [Op("le", (sum_of([V(n) for n in marker_vars(ctx, o, name)]), Const(1)))
                      for o in owners]

@@ -57,7 +57,7 @@ class BinOp:
 
 @dataclass(frozen=True)
 class Call:
-    fn: str  # count highest any all min max abs
+    fn: str  # count highest any all min max abs stat fact
     args: tuple[Expr, ...]
 
 

@@ -18,6 +18,7 @@ class Ctx:
         self.rule_decls = {rd.id: rd for rd in reversed(doc.rules)}   # the first of an id
         self.tree = tree
         self.diags: list[Diagnostic] = []
+        self.facts_reading: set[tuple[str | None, str]] = set()   # fact(...) being lowered
         self.models: tuple[str, ...] = tuple(doc.models)
         self.vars: dict[str, Var] = {}
         self.state_kind: dict[str, str] = {}        # State → flag | marker | valued

@@ -120,11 +120,18 @@ def type_expr(ctx: Ctx, e: ast.Expr, model: str | None) -> _Typed:
     raise AssertionError(e)
 
 
+def _is_fact(e: ast.Expr) -> bool:
+    return isinstance(e, ast.Call) and e.fn == "fact"
+
+
 _CMP = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
 _ARITH = {"+": "add", "-": "sub", "*": "mul"}
 
 
 def _binop(ctx: Ctx, op: str, left: ast.Expr, right: ast.Expr, model: str | None) -> _Typed:
+    if _is_fact(left) or _is_fact(right):
+        from checker.spec.lower_facts import fact_compare  # (it lowers facts' conditions)
+        return fact_compare(ctx, op, left, right, model)
     lt, rt = type_expr(ctx, left, model), type_expr(ctx, right, model)
     if op in ("and", "or", "implies"):
         lb, rb = as_bool(lt, f"'{op}'"), as_bool(rt, f"'{op}'")
@@ -177,6 +184,8 @@ def type_call(ctx: Ctx, fn: str, args: tuple[ast.Expr, ...], model: str | None) 
         return _Typed(out, "int")
     if fn == "stat":
         return _stat(ctx, args, model)
+    if fn == "fact":
+        raise ExprTypeError("RP206", "compare fact(...) with a value, e.g. fact(los) == none")
     ints = [as_int(type_expr(ctx, a, model), f"{fn}()") for a in args]
     if fn == "abs":
         if len(ints) != 1:

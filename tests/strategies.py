@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -54,6 +55,12 @@ def load_spec(folder: Path, text: str, name: str = "spec.yaml") -> System:
     path = folder / name
     path.write_text(text, encoding="utf-8")
     return load_ruleset(path).system
+
+
+def spec_system(text: str) -> System:
+    """The system of spec `text` (citing `rules.txt`), loaded from a temporary folder."""
+    with tempfile.TemporaryDirectory() as folder:
+        return load_spec(Path(folder), text)
 
 
 def corpus_spec(folder: Path, body: str, name: str = "t") -> Ruleset:

@@ -14,12 +14,11 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
-from strategies import load_spec, rulesets
+from strategies import rulesets, spec_system
 
 from checker.engines.reach import Reach
 from checker.engines.reach.certify import Certifier
@@ -38,10 +37,6 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = int(os.environ.get("RULEPROOF_REACH_EXAMPLES", "30"))
 
 
-def _load(text: str) -> System:
-    with tempfile.TemporaryDirectory() as folder:
-        return load_spec(Path(folder), text)
-
 
 def _noctvale() -> System:
     return load_ruleset(ROOT / "spec" / "noctvale.yaml", "spec/noctvale.yaml").system
@@ -50,7 +45,7 @@ def _noctvale() -> System:
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
 @given(rulesets())
 def test_every_core_proof_is_certified_and_a_dropped_state_is_caught(text: str) -> None:
-    system = _load(text)
+    system = spec_system(text)
     core = Reach(system)
     assert core.complete
     for prop in system.properties:

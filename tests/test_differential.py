@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from strategies import load_spec, rulesets
+from strategies import load_spec, rulesets, spec_system
 
 from checker.engines import bmc, check_property, induction, spacer, termination
 from checker.engines.base import Kind, Outcome, status_of
@@ -40,10 +40,6 @@ pytestmark = pytest.mark.differential
 OPTIONS = Options(max_depth=15, timeout_ms=20_000, explicit_limit=20_000)
 TALLY: Counter[str] = Counter()      # engine:decided / engine:unknown, for the curious
 
-
-def _load(text: str) -> System:
-    with tempfile.TemporaryDirectory() as folder:
-        return load_spec(Path(folder), text)
 
 
 def _initially_stable(system: System) -> bool:
@@ -109,7 +105,7 @@ def shortest_steps(system: System, prop: Property) -> int:
 @settings(max_examples=40, deadline=None, derandomize=True)
 @given(st.one_of(rulesets(), rulesets(simultaneous=True)))
 def test_engines_agree_with_explicit_search(text: str) -> None:
-    system = _load(text)
+    system = spec_system(text)
     assume(_initially_stable(system))
     agree(system)
 
@@ -119,7 +115,7 @@ def test_engines_agree_with_explicit_search(text: str) -> None:
 def test_engines_agree_with_explicit_search_on_enters_and_leaves(text: str) -> None:
     """`on: enters S` / `on: leaves S`, S a State or a condition (the `_was` bookkeeping of
     the step's start): the interpreter, the Z3 encoding and the engines on it agree."""
-    system = _load(text)
+    system = spec_system(text)
     assume(_initially_stable(system))
     agree(system)
 
@@ -133,7 +129,7 @@ LONG_EXAMPLES = int(os.environ.get("RULEPROOF_LONG_EXAMPLES", "10000"))
 def test_engines_agree_with_explicit_search_many(text: str) -> None:
     """The long profile: `pytest -m slow tests/test_differential.py` (10,000 rulesets;
     RULEPROOF_LONG_EXAMPLES=N for another count). Prints the tally at the end."""
-    system = _load(text)
+    system = spec_system(text)
     assume(_initially_stable(system))
     agree(system)
 
@@ -169,7 +165,7 @@ def test_reduction_keeps_every_verdict(text: str) -> None:
     """Partial-order reduction on or off: the same verdicts, and shortest traces of the
     same length in events (macro search) — and BMC's shortest counterexamples, in steps,
     equal the unreduced single-step search's (checked in `agree`)."""
-    system = _load(text)
+    system = spec_system(text)
     for prop in system.properties:
         full = explore(system, prop, max_states=OPTIONS.explicit_limit)
         reduced = explore(system, prop, max_states=OPTIONS.explicit_limit, reduce=True)

@@ -4,13 +4,12 @@ time-indexed names, SMT-LIB text, formulas, solvers."""
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 import pytest
 import z3  # noqa: TID251 - the encoding's own tests inspect its z3 terms
 from hypothesis import given, settings
-from strategies import load_spec, rulesets
+from strategies import rulesets, spec_system
 
 from checker.encode import Answer, Encoding, at_step, encode, make_solver, stop_reason
 from checker.encode import formulas as f
@@ -87,8 +86,7 @@ def test_mini_encoding_agrees_with_the_interpreter() -> None:
 @settings(max_examples=15, deadline=None, derandomize=True)
 @given(rulesets())
 def test_random_encodings_agree_with_the_interpreter(text: str) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        system = load_spec(Path(folder), text)
+    system = spec_system(text)
     agree_with_interpreter(system)
 
 

@@ -7,11 +7,8 @@ its own."""
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 import pytest
-from strategies import load_spec
+from strategies import spec_system
 
 from checker.errors import SpecError
 from checker.interpret.evaluate import evaluate
@@ -37,10 +34,6 @@ events:
 EXTRA"""
 
 
-def _system(spec: str) -> System:
-    with tempfile.TemporaryDirectory() as folder:
-        return load_spec(Path(folder), spec)
-
 
 def _enabled(system: System, holding: set[str]) -> set[str]:
     """The events enabled where exactly the States named in `holding` are held."""
@@ -62,7 +55,7 @@ def _enabled(system: System, holding: set[str]) -> set[str]:
 ])
 def test_a_fact_read_holds_where_the_facts_in_force_give_the_value(
         holding: set[str], expected: set[str]) -> None:
-    assert _enabled(_system(SPEC.replace("EXTRA", "")), holding) == expected
+    assert _enabled(spec_system(SPEC.replace("EXTRA", "")), holding) == expected
 
 
 @pytest.mark.parametrize(("when", "code", "needle"), [
@@ -77,7 +70,7 @@ def test_a_fact_read_holds_where_the_facts_in_force_give_the_value(
 def test_a_bad_fact_read_is_a_located_error(when: str, code: str, needle: str) -> None:
     extra = f"  - {{id: bad, scope: global, when: \"{when}\", do: [leave a.Blinded]}}\n"
     with pytest.raises(SpecError) as info:
-        _system(SPEC.replace("EXTRA", extra))
+        spec_system(SPEC.replace("EXTRA", extra))
     (d,) = info.value.diagnostics
     assert d.code == code and needle in d.message, d
     line = SPEC.count("\n", 0, SPEC.index("EXTRA")) + 1     # the line of the bad event
@@ -87,7 +80,7 @@ def test_a_bad_fact_read_is_a_located_error(when: str, code: str, needle: str) -
 def test_a_misspelt_value_gets_a_did_you_mean() -> None:
     extra = "  - {id: bad, scope: global, when: \"fact(b.los) == nome\", do: [leave a.Blinded]}\n"
     with pytest.raises(SpecError) as info:
-        _system(SPEC.replace("EXTRA", extra))
+        spec_system(SPEC.replace("EXTRA", extra))
     assert info.value.diagnostics[0].fix == "did you mean 'none'?"
 
 
@@ -96,7 +89,7 @@ def test_facts_that_read_each_other_in_a_cycle_are_rp210() -> None:
         "when: Flying, set: {los: all}}",
         "when: \"Flying and fact(los) != none\", set: {los: all}}")
     with pytest.raises(SpecError) as info:
-        _system(spec)
+        spec_system(spec)
     codes = {d.code for d in info.value.diagnostics}
     assert codes == {"RP210"}, info.value.diagnostics
     assert all("cycle" in d.message for d in info.value.diagnostics)
@@ -109,7 +102,7 @@ def test_a_fact_may_read_another_attribute() -> None:
         "facts:\n  - {id: unseen-cover, when: \"fact(los) == none\", set: {cover: full}}\n")
     spec += ("  - {id: covered, scope: global, when: \"fact(a.cover) == full\","
              " do: [leave a.Blinded]}\n")
-    system = _system(spec)
+    system = spec_system(spec)
     assert "covered" in _enabled(system, {"a.Blinded"})
     assert "covered" not in _enabled(system, {"a.Flying"})
     assert "covered" not in _enabled(system, {"b.Blinded"})

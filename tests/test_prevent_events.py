@@ -6,11 +6,8 @@ happens as it would without the prevent."""
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 import pytest
-from strategies import load_spec
+from strategies import spec_system
 
 from checker.errors import SpecError
 from checker.interpret import Interpreter, reachable_states
@@ -58,10 +55,6 @@ prevents:
 """
 
 
-def _system(spec: str) -> System:
-    with tempfile.TemporaryDirectory() as folder:
-        return load_spec(Path(folder), spec)
-
 
 def _stable(system: System, names: list[str]) -> set[tuple[int, ...]]:
     interp = Interpreter(system)
@@ -81,7 +74,7 @@ def _steps(system: System, state: dict[str, int]) -> list[str]:
 
 
 def test_a_blocked_event_cannot_happen_while_the_prevent_holds() -> None:
-    system = _system(SPEC.replace("PREVENTS", BLOCK))
+    system = spec_system(SPEC.replace("PREVENTS", BLOCK))
     assert "pushed" not in _steps(system, {"Held": 1})
     assert "pushed" in _steps(system, {"Held": 0})
     # moved only before being Held, or after release: both orders stay reachable
@@ -89,12 +82,12 @@ def test_a_blocked_event_cannot_happen_while_the_prevent_holds() -> None:
 
 
 def test_without_the_prevent_the_event_happens_while_held() -> None:
-    system = _system(SPEC.replace("PREVENTS", ""))
+    system = spec_system(SPEC.replace("PREVENTS", ""))
     assert "pushed" in _steps(system, {"Held": 1})
 
 
 def test_a_global_prevent_blocks_only_the_model_its_condition_names() -> None:
-    system = _system(TWO)
+    system = spec_system(TWO)
     assert "a-pushed" not in _steps(system, {"a.Held": 1})
     assert "a-pushed" in _steps(system, {"b.Held": 1})
 
@@ -112,7 +105,7 @@ def test_a_global_prevent_blocks_only_the_model_its_condition_names() -> None:
 ])
 def test_bad_blocks_events_is_a_located_error(prevent: str, needle: str) -> None:
     with pytest.raises(SpecError) as info:
-        _system(SPEC.replace("PREVENTS", "prevents:\n" + prevent))
+        spec_system(SPEC.replace("PREVENTS", "prevents:\n" + prevent))
     text = " ".join(f"{d.code} {d.message}" for d in info.value.diagnostics)
     assert needle in text
     assert all(d.code.startswith("RP2") for d in info.value.diagnostics)
@@ -122,7 +115,7 @@ def test_a_model_event_of_a_global_prevent_names_the_fix() -> None:
     spec = TWO.replace("blocks_events: [a-pushed]", "blocks_events: [a-pushed]\n  - id: q\n"
                        "    when: Held\n    blocks_events: [a-pushed]")
     with pytest.raises(SpecError) as info:
-        _system(spec)
+        spec_system(spec)
     (d,) = [d for d in info.value.diagnostics if "'q'" in d.message]
     assert d.code == "RP203" and "scope: global" in (d.fix or "")
 
@@ -130,6 +123,6 @@ def test_a_model_event_of_a_global_prevent_names_the_fix() -> None:
 def test_one_bad_condition_is_one_error_for_states_and_events() -> None:
     prevent = "  - {id: p, when: Hed, blocks: [Held], blocks_events: [pushed]}\n"
     with pytest.raises(SpecError) as info:
-        _system(SPEC.replace("PREVENTS", "prevents:\n" + prevent))
+        spec_system(SPEC.replace("PREVENTS", "prevents:\n" + prevent))
     assert [d.code for d in info.value.diagnostics] == ["RP203"]
     assert "Hed" in info.value.diagnostics[0].message

@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import itertools
 import os
-import tempfile
 from collections import deque
 from collections.abc import Iterable
 from pathlib import Path
@@ -27,7 +26,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import load_spec, rulesets
+from strategies import rulesets, spec_system
 
 from checker.engines.reach import Reach
 from checker.engines.reach.bounded import BoundedCore
@@ -52,10 +51,6 @@ SEED_FILES = {"noctvale": "spec/noctvale.yaml",
 def _seed(name: str) -> System:
     return load_ruleset(ROOT / SEED_FILES[name], SEED_FILES[name]).system
 
-
-def _load(text: str) -> System:
-    with tempfile.TemporaryDirectory() as folder:
-        return load_spec(Path(folder), text)
 
 
 @pytest.mark.parametrize(("seed", "resolution", "micro", "stable"),
@@ -171,7 +166,7 @@ def agree_explicit(system: System, *, micro: bool = True) -> None:
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
 @given(rulesets())
 def test_core_agrees_with_explicit_search(text: str) -> None:
-    agree_explicit(_load(text))
+    agree_explicit(spec_system(text))
 
 
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
@@ -179,7 +174,7 @@ def test_core_agrees_with_explicit_search(text: str) -> None:
 def test_core_agrees_with_explicit_search_on_enters_and_leaves(text: str) -> None:
     """The core forgets `_was` in stable situations (every event sets it before any rule
     reads it) and still agrees with explicit search."""
-    agree_explicit(_load(text))
+    agree_explicit(spec_system(text))
 
 
 # ------------------------------------------------------------------ resolution="any"
@@ -265,7 +260,7 @@ def agree_any(system: System, *, keep_layers: bool = True) -> None:
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
 @given(rulesets())
 def test_any_agrees_with_brute_force(text: str) -> None:
-    agree_any(_load(text))
+    agree_any(spec_system(text))
 
 
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
@@ -274,7 +269,7 @@ def test_frontier_only_layers_agree_with_brute_force(text: str) -> None:
     """A core that keeps only each layer's frontier (what it falls back to at its node
     budget) recomputes a layer's sets when a query needs them: the same counts, verdicts
     and shortest traces."""
-    agree_any(_load(text), keep_layers=False)
+    agree_any(spec_system(text), keep_layers=False)
 
 
 def test_dropping_the_layers_at_the_budget_changes_no_answer() -> None:
@@ -406,7 +401,7 @@ def test_the_fast_core_hands_over_when_a_resolution_can_reach_the_bound(
     """The fast core leaves the resolution counter out; when some resolution can reach
     `res_bound` (its heights say so) the counted core answers instead, and both agree with
     the brute-force search (the stuck states, termination's verdict and its trace)."""
-    system = _load(text)
+    system = spec_system(text)
     core = Reach(system)
     assert core.complete and core.fast is not stuck
     assert (core.stuck_count() > 0) is stuck
@@ -424,7 +419,7 @@ def test_a_question_about_the_counter_is_answered_by_the_counted_core() -> None:
     does) is answered by the counted core, with a trace that replays."""
     from checker.ir import Const, Op, V
 
-    system = _load(CHAIN.replace("A", "4").replace("B", "6"))
+    system = spec_system(CHAIN.replace("A", "4").replace("B", "6"))
     core = Reach(system)
     assert core.fast
     at = Op("and", (Op("eq", (V("x"), Const(12))), Op("eq", (V("_res"), Const(8)))))
@@ -467,7 +462,7 @@ def test_a_pick_is_the_least_state_whatever_the_variable_order(text: str) -> Non
     """Witnesses start from `Encoding.pick`: the least state of a set in the system's
     order, the same for any variable order (so sifting, which differs with how a check is
     split over processes, never changes a trace)."""
-    system = _load(text)
+    system = spec_system(text)
     states = sorted(any_search(system))
     for enc, every in _encoded_both_ways(system, states):
         assert enc.pick(every) == states[0]
@@ -562,8 +557,8 @@ def test_a_walk_back_skips_only_steps_that_cannot_end_in_the_state(text: str) ->
     """`witness._may_lead_to` (a transition that sets a variable to a constant cannot end
     in a state without it) skips a preimage only where the preimage is empty: checked
     for every event and rule of both cores against reachable micro states."""
-    _skips_exact(_load(text), 2_000)
-    _skips_exact(_load(text), 2_000, counted=True)
+    _skips_exact(spec_system(text), 2_000)
+    _skips_exact(spec_system(text), 2_000, counted=True)
 
 
 def test_a_walk_back_skips_most_event_preimages_on_noctvale() -> None:

@@ -10,12 +10,10 @@ answers each condition on its own, and the two must agree."""
 from __future__ import annotations
 
 import os
-import tempfile
-from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from strategies import load_spec, rulesets
+from hypothesis import example, given, settings
+from strategies import rulesets, spec_system
 
 from checker.engines.decision import ExplicitIndex, Reacher
 from checker.engines.reach import shared_core
@@ -32,8 +30,7 @@ EXAMPLES = int(os.environ.get("RULEPROOF_REACH_EXAMPLES", "30"))
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True)
 @given(rulesets(edges=True))
 def test_batched_witnesses_are_explicit_search_s(text: str) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        system = load_spec(Path(folder), text)
+    system = spec_system(text)
     exprs = [p.expr for p in system.properties]
     conditions = [*exprs, *(Op("not", (e,)) for e in exprs), *exprs[:2]]
     options = Options()
@@ -76,8 +73,7 @@ def test_a_trace_whose_start_fires_a_rule_keeps_its_start() -> None:
     S0 (after r0), so the start (without S0) is kept beside it, and the trace replays from
     it, also after a round trip through the cache's codec. (Found by the test above:
     confirming a witness replayed r0 from the state after r0 and raised.)"""
-    with tempfile.TemporaryDirectory() as folder:
-        system = load_spec(Path(folder), START_FIRES)
+    system = spec_system(START_FIRES)
     expr = system.properties[0].expr
     reacher = Reacher(system, Options())
     w = reacher.witness(Op("not", (expr,)), "all")      # S0 missing: only at the start
@@ -91,22 +87,40 @@ def test_a_trace_whose_start_fires_a_rule_keeps_its_start() -> None:
     assert reacher.witness(Op("not", (expr,)), "stable").reachable is False
 
 
+ONE_STATE = """ruleset: generated
+source: rules.txt
+vars:
+  x: {range: [0, 2], init: 0}
+inputs:
+  roll: [low, high]
+states:
+  S0: {terminal: false}
+events:
+  - id: e0
+    do: ["leave S0"]
+properties:
+  - {id: p0, always: "S0"}
+"""
+
+
 @settings(max_examples=max(EXAMPLES // 3, 5), deadline=None, derandomize=True)
 @given(rulesets(edges=True))
+@example(ONE_STATE)   # found by hypothesis: one state, so the one-state search is complete
 def test_an_unchecked_certificate_is_no_answer(text: str) -> None:
     """The core's "unreachable" counts only with its Z3 certificate. With the certificate's
     resource limit at 1 unit none is checked: a complete explicit search still decides
     every condition (as explicit search's answers), and with the explicit search cut at
     one state the conditions the core finds unreachable are undecided, saying why, never
-    "unreachable" (the scans then list them as undecided, never as "no finding"). The
-    reachable ones keep their witnesses: they need no certificate."""
-    with tempfile.TemporaryDirectory() as folder:
-        system = load_spec(Path(folder), text)
+    "unreachable" (the scans then list them as undecided, never as "no finding"), unless
+    that one state is the whole reachable set (the search is then complete and decides).
+    The reachable ones keep their witnesses: they need no certificate."""
+    system = spec_system(text)
     exprs = [p.expr for p in system.properties]
     conditions = [*exprs, *(Op("not", (e,)) for e in exprs)]
     explicit = ExplicitIndex(system, 200_000)
     starved = Options(cert_rlimit=1)
     blind = Options(cert_rlimit=1, explicit_limit=1)
+    one_state = ExplicitIndex(system, 1).space.complete
     for at in ("stable", "all"):
         decided = Reacher(system, starved).witness_many(conditions, at)
         undecided = Reacher(system, blind).witness_many(conditions, at)
@@ -115,6 +129,8 @@ def test_an_unchecked_certificate_is_no_answer(text: str) -> None:
             assert w.reachable is (verdict == "holds"), (cond, at)
             if verdict == "holds":
                 assert u.reachable is True, (cond, at)
+            elif one_state:
+                assert u.reachable is False, (cond, at)
             else:
                 assert u.reachable is None, (cond, at)
                 assert "certificate was not checked" in u.reason, u.reason

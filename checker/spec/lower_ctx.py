@@ -19,6 +19,7 @@ class Ctx:
         self.tree = tree
         self.diags: list[Diagnostic] = []
         self.facts_reading: set[tuple[str | None, str]] = set()   # fact(...) being lowered
+        self.facts_read: dict[tuple[str | None, str, str], LExpr] = {}   # fact(...) == v
         self.models: tuple[str, ...] = tuple(doc.models)
         self.vars: dict[str, Var] = {}
         self.state_kind: dict[str, str] = {}        # State → flag | marker | valued

@@ -1,4 +1,4 @@
-"""Reading facts in conditions: `fact(los) == none` (docs/spec-language.md "Facts").
+"""Reading facts in conditions: `fact(los) == none` (docs/spec-language.md "Derived facts").
 
 A fact is a derived attribute (`set: {los: none}` while `when` holds). A condition may ask
 whether the facts in force give an attribute a value: `fact(a) == v` holds exactly when
@@ -67,7 +67,10 @@ def _attribute(ctx: Ctx, call: ast.Call, model: str | None) -> tuple[str | None,
 
 def fact_holds(ctx: Ctx, owner: str | None, attr: str, value: str) -> LExpr:
     """The condition under which the facts of `owner` in force give `attr` the value
-    `value` (module docstring)."""
+    `value` (module docstring); lowered once per owner, attribute and value."""
+    done = ctx.facts_read.get((owner, attr, value))
+    if done is not None:
+        return done
     key = (owner, attr)
     if key in ctx.facts_reading:
         raise ExprTypeError("RP210", f"the conditions of the facts that set {attr!r} read "
@@ -83,7 +86,8 @@ def fact_holds(ctx: Ctx, owner: str | None, attr: str, value: str) -> LExpr:
             beaten = [when[g.id] for g in setting
                       if fd.id in g.overrides and str(g.set[attr]) != value]  # type: ignore[index]
             parts.append(conj(when[fd.id], neg(disj(*beaten))))
-        return disj(*parts)
+        ctx.facts_read[(owner, attr, value)] = disj(*parts)
+        return ctx.facts_read[(owner, attr, value)]
     finally:
         ctx.facts_reading.discard(key)
 

@@ -24,7 +24,6 @@ fired in each step (the choice made), and `checker.interpret.replay` checks each
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -237,9 +236,26 @@ class Modifier:
 
 @dataclass(frozen=True)
 class Stat:
+    """A numeric characteristic. Where the text gives no value the base is every integer
+    from `base` to `top`; where it gives no rounding of halves, `rounding` is "either"
+    (both are checked). `cases` lists the concrete stats (one base, one rounding)."""
+
     name: str
     base: int
-    rounding: Literal["down", "up"] = "down"
+    rounding: Literal["down", "up", "either"] = "down"
+    top: int | None = None
+
+    def cases(self) -> list[Stat]:
+        """One concrete stat per base and rounding the text leaves open: lowest base first,
+        down before up."""
+        roundings: tuple[Literal["down", "up"], ...] = \
+            ("down", "up") if self.rounding == "either" else (self.rounding,)
+        top = self.base if self.top is None else self.top
+        return [Stat(self.name, b, r) for b in range(self.base, top + 1) for r in roundings]
+
+    def shown(self) -> str:
+        """The base and rounding of a concrete stat, as a report shows them."""
+        return f"base {self.base}, halves round {self.rounding}"
 
 
 PropertyKind = Literal["always", "never", "reachable", "terminal", "no-stacking", "cap", "ruling",
@@ -364,40 +380,6 @@ def may_fire(system: System, rule: Transition) -> LExpr:
 def stable(system: System) -> LExpr:
     """No rule is enabled."""
     return neg(disj(*(enabled(system, r) for r in system.rules)))
-
-
-def apply_modifier(m: Modifier, value: int, rounding: str) -> int:
-    """One modifier on a concrete stat value (the reference for the order engine's Z3 terms
-    and for `stat()` in properties)."""
-    if m.op == "halve":
-        return value // 2 if rounding == "down" else -((-value) // 2)
-    return {"double": value * 2, "add": value + m.arg, "set": m.arg,
-            "cap": min(value, m.arg), "floor": max(value, m.arg)}[m.op]
-
-
-def order_values(stat: Stat, mods: Sequence[Modifier]) -> dict[int, dict[int, tuple[int, ...]]]:
-    """For each subset of `mods` (a bit mask over their indices): every value the stat
-    takes when exactly that subset applies, in some order, each value with one order (a
-    tuple of indices) giving it. The text leaves the order of modifiers open unless an
-    ordering rule fixes it, so every order counts. Exact and concrete: the value after a
-    set S in some order is a modifier i of S applied to a value of S without i in some
-    order, so one pass over the subsets by size covers every permutation (2ⁿ·n steps per
-    value, not n!). The one place the order engine, the restatement comparison and `stat()`
-    in properties take a stat's values from."""
-    n = len(mods)
-    values: dict[int, dict[int, tuple[int, ...]]] = {0: {stat.base: ()}}
-    for mask in range(1 << n):                # a subset's subsets come before it
-        for value, order in sorted(values.get(mask, {}).items()):
-            for i in range(n):
-                if not mask & (1 << i):
-                    nxt = apply_modifier(mods[i], value, stat.rounding)
-                    values.setdefault(mask | (1 << i), {}).setdefault(nxt, (*order, i))
-    return values
-
-
-def stat_values(stat: Stat, mods: Sequence[Modifier]) -> frozenset[int]:
-    """The values the stat can take with exactly `mods` active, over every order."""
-    return frozenset(order_values(stat, mods)[(1 << len(mods)) - 1])
 
 
 def effective_expr(c: Constraint, constraints: list[Constraint] | tuple[Constraint, ...],

@@ -22,11 +22,12 @@ from checker.engines.order import (
 )
 from checker.engines.order_rules import interact
 from checker.interpret import Interpreter, choices_of, evaluate, replay, trace_steps
-from checker.ir import TRUE, Modifier, Ruleset, Stat, order_values, stat_values
+from checker.ir import TRUE, Modifier, Ruleset, Stat
 from checker.options import Options
 from checker.results import Finding, Trace
 from checker.spec.load import load_ruleset
 from checker.spec.source import load_spec
+from checker.stats import order_values, stat_values
 
 pytestmark = pytest.mark.unit
 
@@ -221,9 +222,11 @@ def test_concrete_order_check_agrees_with_all_permutations(spec: list[tuple[str,
         for m in perm:
             value = apply_modifier(m, value, rounding)
         results.add(value)
-    orders = _differing_orders(stat, mods)
-    assert (orders is not None) == (len(results) > 1)
-    if orders is not None:
+    differing = _differing_orders(stat, mods)
+    assert (differing is not None) == (len(results) > 1)
+    if differing is not None:
+        case, *orders = differing
+        assert case == stat
         values = []
         for o in orders:
             value = base

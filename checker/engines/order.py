@@ -13,7 +13,7 @@ of their dependence component, so a group is never split between parts.
 Stat modifiers — per stat and model, whether the orders of a subset of its modifiers (at
 most `MAX_MODIFIERS`) disagree involves no state variable: it is decided concretely, every
 subset at once, by the values each subset can give in some order
-(`checker.ir.order_values`, 2ⁿ·n steps), halves rounded as the stat says; no solver is
+(`checker.stats.order_values`, 2ⁿ·n steps), halves rounded as the stat says; no solver is
 asked. A disagreeing subset counts where it is exactly the active set of a reachable
 stable state (witness trace); the reported rules are a minimal subset, by deletion, whose
 own orders still disagree.
@@ -52,14 +52,13 @@ from checker.ir import (
     Modifier,
     Ruleset,
     Stat,
-    apply_modifier,
     conj,
     neg,
-    order_values,
     stable,
 )
 from checker.options import Options
 from checker.results import Finding
+from checker.stats import apply_modifier, order_values
 
 MAX_MODIFIERS = 10     # modifiers of one stat: every subset of them is decided
 
@@ -117,7 +116,7 @@ def _rule_pairs(ruleset: Ruleset, reacher: Reacher, scan: Scan,
 def _two_orders(stat: Stat, mods: list[Modifier],
                 values: dict[int, tuple[int, ...]]) -> tuple[list[int], list[int]] | None:
     """Two orders of all of `mods` giving different values, if `values` (theirs, from
-    `checker.ir.order_values`) has two: the spec's order, and the order giving the smallest other
+    `checker.stats.order_values`) has two: the spec's order, and the order giving the smallest other
     value."""
     if len(values) < 2:
         return None
@@ -151,12 +150,12 @@ def _modifier_sets(ruleset: Ruleset, reacher: Reacher, scan: Scan,
         env = Z3Env(system, reacher.options)
         steady = env.expr(stable(system))
         active = [env.expr(m.when) for m in mods]
-        values = order_values(stats[name], mods)
+        tables = [order_values(case, mods) for case in stats[name].cases()]
         sets: list[tuple[int, ...]] = []
         for k in range(2, len(mods) + 1):
             for members in itertools.combinations(range(len(mods)), k):
                 chosen = [mods[i] for i in members]
-                if len(values[sum(1 << i for i in members)]) < 2:
+                if all(len(table[sum(1 << i for i in members)]) < 2 for table in tables):
                     continue
                 status, _ = env.check(z3.And(*(a if i in members else z3.Not(a)
                                                for i, a in enumerate(active))), steady)
@@ -179,18 +178,25 @@ def _exactly(mods: list[Modifier], members: tuple[int, ...] | list[int]) -> LExp
     return conj(*(m.when if i in members else neg(m.when) for i, m in enumerate(mods)))
 
 
-def _differing_orders(stat: Stat, mods: list[Modifier]) -> tuple[list[int], list[int]] | None:
-    """Two orders of all of `mods` (all active) giving different values, if there are."""
-    return _two_orders(stat, mods, order_values(stat, mods)[(1 << len(mods)) - 1])
+def _differing_orders(stat: Stat, mods: list[Modifier]
+                      ) -> tuple[Stat, list[int], list[int]] | None:
+    """Two orders of all of `mods` (all active) giving different values, if there are, with
+    the first base and rounding (`Stat.cases`) under which they differ."""
+    for case in stat.cases():
+        orders = _two_orders(case, mods, order_values(case, mods)[(1 << len(mods)) - 1])
+        if orders is not None:
+            return case, *orders
+    return None
 
 
 def _set_finding(ruleset: Ruleset, reacher: Reacher, scan: Scan, resolver: str, stat: Stat,
                  mods: list[Modifier], members: list[int]) -> Finding | None:
     system = ruleset.system
     chosen = [mods[i] for i in members]
-    orders = _differing_orders(stat, chosen)
-    if orders is None:
+    differing = _differing_orders(stat, chosen)
+    if differing is None:
         return None
+    case, *orders = differing
     core = list(chosen)
     for m in list(chosen):  # deletion: keep a smallest set whose orders still disagree
         trial = [x for x in core if x is not m]
@@ -208,9 +214,9 @@ def _set_finding(ruleset: Ruleset, reacher: Reacher, scan: Scan, resolver: str, 
         raise AssertionError("witness does not activate the modifiers")
     shown = []
     for order in orders:
-        value, steps = stat.base, [str(stat.base)]
+        value, steps = case.base, [str(case.base)]
         for i in order:
-            value = apply_modifier(chosen[i], value, stat.rounding)
+            value = apply_modifier(chosen[i], value, case.rounding)
             steps.append(str(value))
         shown.append((" → ".join(chosen[i].id for i in order),
                       f"{stat.name} {' → '.join(steps)}", value))
@@ -220,8 +226,8 @@ def _set_finding(ruleset: Ruleset, reacher: Reacher, scan: Scan, resolver: str, 
               ("order 2", f"{shown[1][0]}: {shown[1][1]}")]
     detail += [(r, cited(ruleset, r)) for r in rules if cited(ruleset, r)]
     message = (f"{stat.name} depends on the order of {', '.join(repr(r) for r in rules)}: "
-               f"{shown[0][2]} or {shown[1][2]} (base {stat.base}, halves round "
-               f"{stat.rounding}; trace: {len(w.trace) - 1} steps)")
+               f"{shown[0][2]} or {shown[1][2]} ({case.shown()}; trace: "
+               f"{len(w.trace) - 1} steps)")
     if resolver:
         detail.append(("resolved by", f"{resolver} — {cited(ruleset, resolver)}"))
         message += f"; resolved by {resolver}"

@@ -64,13 +64,12 @@ from checker.ir import (
     disj,
     lvars,
     neg,
-    order_values,
     post_state,
-    stat_values,
     substitute,
 )
 from checker.options import Options
 from checker.results import Finding
+from checker.stats import order_values, stat_values
 
 Env = dict[str, int]
 
@@ -330,15 +329,17 @@ def _modifiers(system: System, a: str, b: str) -> _Diff:
                 return _keyed(system, a, b, fallback, "stat")
             ma = [x for x in every if x.source == a]
             mb = [x for x in every if x.source == b]
-            # one pass over every subset of the stat's modifiers (checker.ir.order_values);
-            # by `a` a subset's value leaves out `b`'s modifiers, by `b` `a`'s
-            table = order_values(stats[key], every)
+            # one pass over every subset of the stat's modifiers (checker.stats.order_values)
+            # per base and rounding the text leaves open (`Stat.cases`); by `a` a subset's
+            # value leaves out `b`'s modifiers, by `b` `a`'s
+            tables = [order_values(case, every) for case in stats[key].cases()]
             bit_a = sum(1 << i for i, x in enumerate(every) if x.source == a)
             bit_b = sum(1 << i for i, x in enumerate(every) if x.source == b)
             for r in range(len(every) + 1):
                 for chosen in itertools.combinations(range(len(every)), r):
                     mask = sum(1 << i for i in chosen)
-                    if table[mask & ~bit_b].keys() != table[mask & ~bit_a].keys():
+                    if any(table[mask & ~bit_b].keys() != table[mask & ~bit_a].keys()
+                           for table in tables):
                         parts.append(conj(*(x.when if mask >> i & 1 else neg(x.when)
                                             for i, x in enumerate(every))))
             cells.append((m, stats[key], every, ma, mb))
@@ -347,13 +348,14 @@ def _modifiers(system: System, a: str, b: str) -> _Diff:
         out = []
         for m, stat, every, ma, mb in cells:
             active = [x for x in every if evaluate(x.when, env)]
-            va = stat_values(stat, [x for x in active if x not in mb])
-            vb = stat_values(stat, [x for x in active if x not in ma])
-            if va == vb:
-                continue
-            who = f"model {m!r}, " if m else ""
-            out.append(f"{who}stat {stat.name}: by {a!r} it is {_show_values(va)}, by "
-                       f"{b!r} {_show_values(vb)} (base {stat.base})")
+            for case in stat.cases():      # the first base and rounding that tells them apart
+                va = stat_values(case, [x for x in active if x not in mb])
+                vb = stat_values(case, [x for x in active if x not in ma])
+                if va != vb:
+                    who = f"model {m!r}, " if m else ""
+                    out.append(f"{who}stat {stat.name}: by {a!r} it is {_show_values(va)}, "
+                               f"by {b!r} {_show_values(vb)} ({case.shown()})")
+                    break
         return out
 
     reads = tuple(x.when for x in system.modifiers if x.source in (a, b))

@@ -18,7 +18,6 @@ from checker.ir import (
     enabled,
     lvars,
     neg,
-    order_values,
     stable,
     substitute,
 )
@@ -33,6 +32,7 @@ from checker.spec.lower_expr import (
     sum_of,
     type_ref,
 )
+from checker.stats import open_values
 
 # ============================================================================ properties
 
@@ -106,7 +106,8 @@ MAX_STAT_MODIFIERS = 6     # stat(): every subset and every order of its modifie
 def expand_stats(ctx: Ctx, e: LExpr, *, some: bool, path: PathKey) -> LExpr:
     """`e` with each `stat(x)` placeholder replaced by the stat's values. Which modifiers
     apply is part of the situation; the order they apply in is left open by the text unless
-    an ordering rule says otherwise, so every order counts: with `some=False` (always,
+    an ordering rule says otherwise, so every order counts (and every base and rounding
+    the text leaves open, `Stat.cases`): with `some=False` (always,
     never) `e` must hold for every value an order can give, with `some=True` (reachable,
     a premise) for one of them. A stat of a model has that model's modifiers."""
     uses = sorted(v for v in lvars(e) if v.startswith(STAT_PREFIX))
@@ -120,7 +121,7 @@ def expand_stats(ctx: Ctx, e: LExpr, *, some: bool, path: PathKey) -> LExpr:
                 f"lists every order of at most {MAX_STAT_MODIFIERS}", path)
         return e
     parts: list[LExpr] = []
-    for mask, values in sorted(order_values(stat, mods).items()):
+    for mask, values in sorted(open_values(stat, mods).items()):
         guard = conj(*(m.when if mask & (1 << i) else neg(m.when) for i, m in enumerate(mods)))
         each = [expand_stats(ctx, substitute(e, {uses[0]: Const(v)}), some=some, path=path)
                 for v in sorted(values)]

@@ -36,6 +36,7 @@ from checker.spec.lower_expr import (
     state_ref,
     sum_of,
 )
+from checker.spec.schema import StatDecl
 
 # ============================================================================ transitions
 
@@ -348,7 +349,7 @@ def lower_facts(ctx: Ctx) -> list[Fact]:
 
 
 def lower_modifiers(ctx: Ctx) -> tuple[list[Stat], list[Modifier]]:
-    stats = [Stat(n, s.base, s.round) for n, s in ctx.doc.stats.items()]
+    stats = [_stat(n, s) for n, s in ctx.doc.stats.items()]
     out: list[Modifier] = []
     for i, md in enumerate(ctx.doc.modifiers):
         if md.stat not in ctx.doc.stats:
@@ -374,3 +375,12 @@ def lower_modifiers(ctx: Ctx) -> tuple[list[Stat], list[Modifier]]:
     ctx.stats = {s.name: s for s in stats}
     ctx.modifiers = out
     return stats, out
+
+
+def _stat(name: str, decl: StatDecl) -> Stat:
+    """A stat's base (one, or every base of a range) and its rounding (one, or "either"
+    when both are listed)."""
+    lo, hi = (decl.base, None) if isinstance(decl.base, int) else decl.base.range
+    rounds = [decl.round] if isinstance(decl.round, str) else sorted(set(decl.round))
+    rounding = "either" if len(rounds) > 1 else rounds[0]
+    return Stat(name, lo, rounding, hi)

@@ -237,9 +237,40 @@ class FactDecl(_Strict):
     title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 
 
+class BaseRange(_Strict):
+    """A base the text does not give: every integer from `range[0]` to `range[1]`."""
+
+    range: tuple[int, int]
+
+
+MAX_BASES = 64   # bases per stat: each is checked with every order of its modifiers
+
+
 class StatDecl(_Strict):
-    base: int
-    round: Literal["down", "up"] = "down"
+    # a number, or {range: [lo, hi]} where the text gives none
+    base: int | BaseRange
+    # how halves round; [down, up] where the text does not say (both are checked)
+    round: Literal["down", "up"] | Annotated[list[Literal["down", "up"]],
+                                             Field(min_length=1)] = "down"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _base(cls, data: Any) -> Any:
+        """One message for a base that is neither a number nor a range of at most
+        MAX_BASES values, or a list of roundings that is not one (a union's errors would
+        say less)."""
+        rounding = data.get("round") if isinstance(data, dict) else None
+        if isinstance(rounding, list) and not (rounding and set(rounding) <= {"down", "up"}):
+            raise ValueError("'round' is down, up, or [down, up] where the text does not say")
+        base = data.get("base") if isinstance(data, dict) else None
+        if base is None or isinstance(base, int):
+            return data
+        span = base.get("range") if isinstance(base, dict) and len(base) == 1 else None
+        if not (isinstance(span, list) and len(span) == 2
+                and all(isinstance(x, int) for x in span) and 0 <= span[1] - span[0] < MAX_BASES):
+            raise ValueError(f"'base' is a number, or {{range: [lowest, highest]}} where the "
+                             f"text gives none (at most {MAX_BASES} values)")
+        return data
     cite: Cite | None = None
     title: str | None = Field(default=None, max_length=120)   # the name a report gives it
 

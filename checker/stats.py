@@ -1,0 +1,58 @@
+"""Stat values: what a stat is worth under its active modifiers, over every order the text
+leaves open and every base and rounding it does not give (`checker.ir.Stat.cases`). The
+one place the order engine, the restatement comparison and `stat()` in properties take a
+stat's values from; concrete arithmetic, no solver."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from checker.ir import Modifier, Stat
+
+
+def apply_modifier(m: Modifier, value: int, rounding: str) -> int:
+    """One modifier on a concrete stat value (the reference for the order engine's Z3 terms
+    and for `stat()` in properties)."""
+    if m.op == "halve":
+        return value // 2 if rounding == "down" else -((-value) // 2)
+    return {"double": value * 2, "add": value + m.arg, "set": m.arg,
+            "cap": min(value, m.arg), "floor": max(value, m.arg)}[m.op]
+
+
+def order_values(stat: Stat, mods: Sequence[Modifier]) -> dict[int, dict[int, tuple[int, ...]]]:
+    """For each subset of `mods` (a bit mask over their indices): every value the stat
+    (a concrete one: one base and rounding, `Stat.cases`) takes when exactly that subset
+    applies, in some order, each value with one order (a tuple of indices) giving it. The
+    text leaves the order of modifiers open unless an ordering rule fixes it, so every
+    order counts. Exact and concrete: the value after a
+    set S in some order is a modifier i of S applied to a value of S without i in some
+    order, so one pass over the subsets by size covers every permutation (2ⁿ·n steps per
+    value, not n!). The one place the order engine, the restatement comparison and `stat()`
+    in properties take a stat's values from."""
+    assert stat.top is None and stat.rounding != "either", "order_values takes one case"
+    n = len(mods)
+    values: dict[int, dict[int, tuple[int, ...]]] = {0: {stat.base: ()}}
+    for mask in range(1 << n):                # a subset's subsets come before it
+        for value, order in sorted(values.get(mask, {}).items()):
+            for i in range(n):
+                if not mask & (1 << i):
+                    nxt = apply_modifier(mods[i], value, stat.rounding)
+                    values.setdefault(mask | (1 << i), {}).setdefault(nxt, (*order, i))
+    return values
+
+
+def stat_values(stat: Stat, mods: Sequence[Modifier]) -> frozenset[int]:
+    """The values the stat can take with exactly `mods` active, over every order, base and
+    rounding the text leaves open."""
+    return frozenset(v for case in stat.cases()
+                     for v in order_values(case, mods)[(1 << len(mods)) - 1])
+
+
+def open_values(stat: Stat, mods: Sequence[Modifier]) -> dict[int, frozenset[int]]:
+    """`order_values` without the orders, over every base and rounding the text leaves
+    open: per subset of `mods`, every value the stat can take."""
+    out: dict[int, set[int]] = {}
+    for case in stat.cases():
+        for mask, values in order_values(case, mods).items():
+            out.setdefault(mask, set()).update(values)
+    return {mask: frozenset(values) for mask, values in out.items()}

@@ -50,6 +50,9 @@ class Ctx:
         self.options: dict[str, list[str]] = {}          # decision → its option names
         self.attrs: dict[str, dict[str, dict[str, str]]] = {}   # decision → option → attrs
         self.slots: dict[str, list[str]] = {}            # slotted decision → its slots
+        # (decision, option, attribute) the text leaves open → (the global variable that
+        # fixes it for the game, its values): `{charge: {complex: [false, true]}}`
+        self.open_attrs: dict[tuple[str, str, str], tuple[str, tuple[str, ...]]] = {}
         for base, decl in doc.decisions.items():
             opts = decl if isinstance(decl, list) else decl.options
             dims = [base] if isinstance(decl, list) else [f"{base}.{s}" for s in decl.slots]
@@ -61,7 +64,12 @@ class Ctx:
                     named = {o: {}} if isinstance(o, str) else o
                     for name, attrs in named.items():
                         self.options[dim].append(name)
-                        self.attrs[dim][name] = {k: _word(v) for k, v in attrs.items()}
+                        self.attrs[dim][name] = {k: _word(v) for k, v in attrs.items()
+                                                 if not isinstance(v, list)}
+                        for k, v in attrs.items():
+                            if isinstance(v, list):
+                                self.open_attrs[(dim, name, k)] = (
+                                    f"{base}={name}:{k}", tuple(dict.fromkeys(map(_word, v))))
 
     def err(self, code: str, message: str, path: PathKey, fix: str | None = None) -> None:
         d = Diagnostic(code, message, self.tree.source_map.at(path), fix)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal
 
 from checker.ir import (
     FALSE,
+    TRUE,
     Assign,
     Const,
     Constraint,
@@ -220,15 +221,17 @@ def _decision_constraints(ctx: Ctx, ident: str, source: str, decl: Any, when: LE
                           path: PathKey) -> list[Constraint]:
     out: list[Constraint] = []
     given = False
-    for kind in ("only", "forbid", "must"):
+    kinds: tuple[Literal["only", "forbid", "must"], ...] = ("only", "forbid", "must")
+    for kind in kinds:
         spec = getattr(decl, kind)
         if spec is None:
             continue
         given = True
         for dim, opts in spec.items():
-            for d, options, suffix in _restricted(ctx, kind, dim, opts, (*path, kind, dim)):
+            for k, d, options, suffix, cond in _restricted(ctx, kind, dim, opts,
+                                                           (*path, kind, dim)):
                 out.append(Constraint(f"{ctx.instance(ident, model)}/{d}{suffix}", source,
-                                      kind, d, options, when, overrides, model))
+                                      k, d, options, conj(when, cond), overrides, model))
     for dim, spec in (getattr(decl, "at_least_one", None) or {}).items():
         given = True
         got = _at_least_one(ctx, dim, spec, (*path, "at_least_one", dim))
@@ -276,12 +279,18 @@ def _at_least_one(ctx: Ctx, key: str, value: Any,
     return slots, tuple(o for o in options if o in ctx.options[first])
 
 
-def _restricted(ctx: Ctx, kind: str, key: str, value: Any,
-                path: PathKey) -> list[tuple[str, tuple[str, ...], str]]:
-    """`{decision: options}` → [(decision, options, "")]; `{attribute: value(s)}` (only,
-    forbid) → every decision with an option carrying the attribute, with the options whose
-    attribute has that value: [(decision, options, ":attribute")]. A slotted decision's
-    name (`action`) stands for each of its slots (`action.first`, `action.second`)."""
+# kind, decision, options, id suffix, the condition it adds
+Restricted = tuple[Literal["only", "forbid", "must"], str, tuple[str, ...], str, LExpr]
+
+
+def _restricted(ctx: Ctx, kind: Literal["only", "forbid", "must"], key: str, value: Any,
+                path: PathKey) -> list[Restricted]:
+    """`{decision: options}` → [(kind, decision, options, "", true)]; `{attribute:
+    value(s)}` (only, forbid) → every decision with an option carrying the attribute, with
+    the options whose attribute has that value: [(kind, decision, options, ":attribute",
+    true)], and per option whose attribute the text leaves open (`_open_pieces`) the
+    restriction under the values that make it one. A slotted decision's name (`action`)
+    stands for each of its slots (`action.first`, `action.second`)."""
     if key in ctx.slots:
         return [r for slot in ctx.slots[key] for r in _restricted(ctx, kind, slot, value, path)]
     if key in ctx.options:
@@ -294,8 +303,9 @@ def _restricted(ctx: Ctx, kind: str, key: str, value: Any,
             if o not in ctx.options[key]:
                 ctx.err("RP203", f"{o!r} is not an option of decision {key!r}", path,
                         did_you_mean(o, ctx.options[key]))
-        return [(key, options, "")]
-    attrs = sorted({a for dim in ctx.attrs.values() for at in dim.values() for a in at})
+        return [(kind, key, options, "", TRUE)]
+    attrs = sorted({a for dim in ctx.attrs.values() for at in dim.values() for a in at}
+                   | {a for _, _, a in ctx.open_attrs})
     if kind != "must" and key not in attrs and not isinstance(value, list):
         ctx.err("RP216", f"no option of any decision declares the attribute {key!r}", path,
                 did_you_mean(key, attrs) or "declare it on the options it describes, e.g. "
@@ -306,11 +316,30 @@ def _restricted(ctx: Ctx, kind: str, key: str, value: Any,
                 did_you_mean(key, list(ctx.options)))
         return []
     wanted = {scalar(v) for v in (value if isinstance(value, list) else [value])}
-    out = []
+    out: list[Restricted] = []
     for dim, by_option in ctx.attrs.items():
-        if any(key in at for at in by_option.values()):
+        opened = [o for o in ctx.options[dim] if (dim, o, key) in ctx.open_attrs]
+        if opened or any(key in at for at in by_option.values()):
             chosen = tuple(o for o in ctx.options[dim] if by_option[o].get(key) in wanted)
-            out.append((dim, chosen, f":{key}"))
+            out.append((kind, dim, (*chosen, *opened) if kind == "only" else chosen,
+                        f":{key}", TRUE))
+            out.extend(_open_pieces(ctx, kind, dim, opened, key, wanted))
+    return out
+
+
+def _open_pieces(ctx: Ctx, kind: Literal["only", "forbid", "must"], dim: str, opened: list[str],
+                 key: str,
+                 wanted: set[str]) -> list[Restricted]:
+    """An option whose attribute `key` the text leaves open is restricted where the
+    game's value of it does (`forbid`) or does not (`only`: the option is listed by the
+    static part and forbidden here) match `wanted`."""
+    out: list[Restricted] = []
+    for o in opened:
+        var, values = ctx.open_attrs[(dim, o, key)]
+        hits = [i for i, v in enumerate(values) if (v in wanted) == (kind == "forbid")]
+        if hits:
+            cond = disj(*(Op("eq", (V(var), Const(i))) for i in hits))
+            out.append(("forbid", dim, (o,), f":{key}:{o}", cond))
     return out
 
 
@@ -321,6 +350,12 @@ def options_with(ctx: Ctx, dim: str, wanted: dict[str, Any], path: PathKey,
     attrs = ctx.attrs.get(dim, {})
     declared = sorted({a for at in attrs.values() for a in at})
     for attr in wanted:
+        opened = [o for o in ctx.options[dim] if (dim, o, attr) in ctx.open_attrs]
+        if opened:
+            ctx.err("RP216", f"options are selected here by the attribute {attr!r}, which the "
+                    f"text leaves open for {opened[0]!r}: only a constraint's 'only' or "
+                    "'forbid' can restrict by it", path, "name the options instead")
+            return None
         if attr not in declared:
             ctx.err("RP216", f"no option of decision {name or dim!r} declares the attribute "
                     f"{attr!r}", path, did_you_mean(attr, declared))

@@ -186,7 +186,9 @@ class ConstraintDecl(_Strict):
     read_with: ReadWith = None
 
 
-OptionList = list[str | dict[str, dict[str, Scalar]]]   # options, `{name: {attr: value}}`
+# options, `{name: {attr: value}}`; a list of values where the text leaves the option's
+# attribute open (`{charge: {complex: [false, true]}}`: one of them, fixed for the game)
+OptionList = list[str | dict[str, dict[str, Scalar | list[Scalar]]]]
 
 
 class DecisionDecl(_Strict):

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.corpus
 # test_declarations' spec with Charge's complexity left open (Sprint stays complex)
 OPEN = ATTRS.replace("{charge: {complex: true, moves: true}}",
                      "{charge: {complex: [false, true], moves: true}}")
-VAR = "action=charge:complex"
+VAR = "complex(charge)"     # named as a reader says it
 
 
 def _allowed(system, kind: str, env: dict[str, int]) -> set[str]:
@@ -80,3 +80,25 @@ def test_a_grant_by_an_open_attribute_is_an_error(tmp_path: Path) -> None:
         corpus_spec(tmp_path, body)
     (d,) = exc.value.diagnostics
     assert d.code == "RP216" and "leaves open for 'charge'" in d.message
+
+
+def test_two_decisions_leaving_one_options_attribute_open_get_a_variable_each(
+        tmp_path: Path) -> None:
+    """Each decision's Charge is its own option, so each has its own complexity: a reader
+    tells them apart by the decision (`complex(action=charge)`), and Slowed forbids each
+    where its own value is complex."""
+    both = OPEN.replace("{sprint: {complex: true}}",
+                        "{sprint: {complex: true}}, {charge: {complex: [false, true]}}")
+    system = corpus_spec(tmp_path, both).system
+    assert "complex(charge)" not in {v.name for v in system.vars}
+    action, movement = system.var("complex(action=charge)"), \
+        system.var("complex(movement=charge)")
+    assert (action.decl, movement.decl) == ("action", "movement")
+    got = {(c.decision, c.options, c.when) for c in system.constraints
+           if c.source == "slowed-simple" and "charge" in c.options}
+    assert {(d, o) for d, o, _ in got} == {("action", ("charge",)), ("movement", ("charge",))}
+    for d, _, when in got:
+        env = {"Slowed": 1, f"complex({d}=charge)": 1,
+               f"complex({'movement' if d == 'action' else 'action'}=charge)": 0}
+        assert evaluate(when, env)
+        assert not evaluate(when, env | {f"complex({d}=charge)": 0})

@@ -274,9 +274,9 @@ def _declare(ctx: Ctx) -> None:
             n = ctx.q(m, name)
             ctx.vars[n] = Var(n, lo, hi, init, "enum" if labels else "int", labels, m,
                               decl=name)
-    for name, values in dict(ctx.open_attrs.values()).items():   # fixed for the game
+    for name, values, base in dict.fromkeys(ctx.open_attrs.values()):   # fixed for the game
         ctx.vars[name] = Var(name, 0, len(values) - 1, tuple(range(len(values))), "enum",
-                             values, decl=name.split("=")[0])
+                             values, decl=base)
     for name, dom in d.inputs.items():
         ctx.inputs.add(name)
         if dom == "bool":

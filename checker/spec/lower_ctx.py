@@ -51,8 +51,11 @@ class Ctx:
         self.attrs: dict[str, dict[str, dict[str, str]]] = {}   # decision → option → attrs
         self.slots: dict[str, list[str]] = {}            # slotted decision → its slots
         # (decision, option, attribute) the text leaves open → (the global variable that
-        # fixes it for the game, its values): `{charge: {complex: [false, true]}}`
-        self.open_attrs: dict[tuple[str, str, str], tuple[str, tuple[str, ...]]] = {}
+        # fixes it for the game, its values, the decision that declares it):
+        # `{charge: {complex: [false, true]}}` is the variable `complex(charge)`, named as a
+        # reader says it (`complex(action=charge)` where two decisions open it for `charge`)
+        self.open_attrs: dict[tuple[str, str, str], tuple[str, tuple[str, ...], str]] = {}
+        opened: dict[tuple[str, str], dict[str, tuple[str, ...]]] = {}
         for base, decl in doc.decisions.items():
             opts = decl if isinstance(decl, list) else decl.options
             dims = [base] if isinstance(decl, list) else [f"{base}.{s}" for s in decl.slots]
@@ -68,8 +71,13 @@ class Ctx:
                                                  if not isinstance(v, list)}
                         for k, v in attrs.items():
                             if isinstance(v, list):
-                                self.open_attrs[(dim, name, k)] = (
-                                    f"{base}={name}:{k}", tuple(dict.fromkeys(map(_word, v))))
+                                opened.setdefault((name, k), {})[base] = \
+                                    tuple(dict.fromkeys(map(_word, v)))
+        for (name, k), bases in opened.items():
+            for base, values in bases.items():
+                var = f"{k}({name})" if len(bases) == 1 else f"{k}({base}={name})"
+                for dim in self.slots.get(base, [base]):
+                    self.open_attrs[(dim, name, k)] = (var, values, base)
 
     def err(self, code: str, message: str, path: PathKey, fix: str | None = None) -> None:
         d = Diagnostic(code, message, self.tree.source_map.at(path), fix)

@@ -335,7 +335,7 @@ def _open_pieces(ctx: Ctx, kind: Literal["only", "forbid", "must"], dim: str, op
     static part and forbidden here) match `wanted`."""
     out: list[Restricted] = []
     for o in opened:
-        var, values = ctx.open_attrs[(dim, o, key)]
+        var, values, _ = ctx.open_attrs[(dim, o, key)]
         hits = [i for i, v in enumerate(values) if (v in wanted) == (kind == "forbid")]
         if hits:
             cond = disj(*(Op("eq", (V(var), Const(i))) for i in hits))

@@ -40,11 +40,12 @@ def test_unreachable_with_a_proof() -> None:
     assert a.answer == "unreachable" and a.trace is None
     out = _cli(str(NOCTVALE), "afflictions > 3")
     assert out.returncode == 0
-    # 887,736 since the closest fighter may be the Insanity's source (803,064 before, with
-    # one Sanity check per kind of source; 245,304 before that; 77,072 with one battle):
-    # the core's count; its 2,040,314 micro states are exactly those of the interpreter's
-    # explicit search (notes/noctvale-gaps.md, Counts)
-    assert out.stdout.startswith("can 'afflictions > 3' ever hold? no: none of the 887,736 "
+    # 1,623,528 since a fighter starts a battle with 1, 2 or 3 Wounds (887,736 with 1; 803,064
+    # before the closest fighter could be the Insanity's source; 245,304 before one Sanity
+    # check per kind of source; 77,072 with one battle): the core's count; its 10,732,218
+    # micro states are exactly those of the interpreter's explicit search
+    # (tests/test_reach.py, test_seed_counts)
+    assert out.stdout.startswith("can 'afflictions > 3' ever hold? no: none of the 1,623,528 "
                                  "reachable situations satisfies it")
 
 

@@ -85,6 +85,29 @@ states:
     assert {v.name: v.hi for v in r.system.vars}["hp"] == 1
 
 
+def test_an_open_start_grows_with_its_range_and_a_chosen_start_does_not(
+        tmp_path: Path) -> None:
+    # `init: [1, 2]` up to the range's top 2 says "any start from 1 up": widened to 0..5,
+    # it starts anywhere from 1 to 5. A single start, or a list below the top, is the
+    # spec's (or the text's) own number and stays.
+    r = spec(tmp_path, """\
+vars:
+  hp: {range: [0, 2], init: [1, 2]}
+  wounds: {range: [-1, 3], init: [3, 1, 2]}
+  ap: {range: [0, 3], init: [0, 1]}
+  ki: {range: [0, 3], init: 3}
+""")
+    wide = widened(r)
+    assert wide is not None
+    doms = {v.name: (v.lo, v.hi, tuple(sorted(v.init))) for v in wide.system.vars}
+    assert doms["hp"] == (0, 5, (1, 2, 3, 4, 5))
+    assert doms["wounds"] == (-1, 8, (1, 2, 3, 4, 5, 6, 7, 8))
+    assert doms["ap"] == (0, 7, (0, 1))
+    assert doms["ki"] == (0, 7, (3,))
+    # the spec's own starts are untouched
+    assert {v.name: tuple(sorted(v.init)) for v in r.system.vars}["hp"] == (1, 2)
+
+
 def test_the_clamp_of_an_assignment_follows_the_widened_range(tmp_path: Path) -> None:
     r = spec(tmp_path, HEAL)
     base = {p.id: p.status for p in check_properties(r.system, OPTIONS)}

@@ -7,9 +7,12 @@ What is widened, and to what (docs/semantics.md "The scope re-check"):
 - a State's `markers: {max: N}` becomes `max: 2*N + 1`.
 Not widened: a declaration pinned `exact: true` (with the `cite` of the sentence that fixes
 it), enumerations (`values:`), phases, inputs and flag States' 0..2 counts. Everything else
-stays as written, including every constant of the spec (`init`, `hp == 3`, `add 2`): only
-the domains grow, and everything lowering derives from a domain (the clamps of `+=`/`-=`,
-the marker caps) follows, because the widened spec is lowered again.
+stays as written, including every constant of the spec (a single `init`, `hp == 3`, `add 2`):
+only the domains grow, and everything lowering derives from a domain (the clamps of
+`+=`/`-=`, the marker caps) follows, because the widened spec is lowered again. One
+exception: an open start, an `init` list of numbers that reaches the range's top
+(`range: [0, 2], init: [1, 2]`: "any start from 1 up"), grows with the range (`[1, 5]`),
+since it says the start is as open as the range (`open_start`).
 """
 
 from __future__ import annotations
@@ -72,6 +75,20 @@ def ranges(doc: SpecDoc) -> list[Range]:
     return out
 
 
+def open_start(init: object, hi: int, wide: int) -> list[int] | None:
+    """The widened starting values of a variable whose `init` is a list of numbers that
+    reaches its range's top `hi` (an open start): those values and every one above `hi` up
+    to `wide`. None for any other `init` (a single value, names, or a list below the top),
+    which stays as written."""
+    if not isinstance(init, list) or not init or \
+            not all(isinstance(v, int) and not isinstance(v, bool) for v in init):
+        return None
+    values = [int(v) for v in init]
+    if max(values) != hi:
+        return None
+    return sorted(set(values) | set(range(hi + 1, wide + 1)))
+
+
 def widened_doc(doc: SpecDoc, which: Collection[Range]) -> SpecDoc:
     """`doc` with the ranges `which` widened and nothing else changed."""
     vars_ = dict(doc.vars)
@@ -79,7 +96,11 @@ def widened_doc(doc: SpecDoc, which: Collection[Range]) -> SpecDoc:
     for r in which:
         if r.kind == "var":
             vd = vars_[r.name]
-            vars_[r.name] = vd.model_copy(update={"range": (r.lo, r.wide)})
+            update: dict[str, object] = {"range": (r.lo, r.wide)}
+            start = open_start(vd.init, r.hi, r.wide)
+            if start is not None:
+                update["init"] = start
+            vars_[r.name] = vd.model_copy(update=update)
         else:
             sd = states[r.name]
             assert sd.markers is not None

@@ -17,7 +17,7 @@ from checker.ir import Decision, Element, LExpr, PathKey, Ruleset, System, Var, 
 from checker.spec.cite import cite_all
 from checker.spec.lower_ctx import Ctx
 from checker.spec.lower_decisions import lower_declares, lower_permissions
-from checker.spec.lower_expr import check_overrides, did_you_mean, lower_bool
+from checker.spec.lower_expr import check_conditions, check_overrides, did_you_mean, lower_bool
 from checker.spec.lower_order import lower_ordering
 from checker.spec.lower_props import (
     lower_properties,
@@ -189,7 +189,8 @@ def _check_unique_ids(ctx: Ctx) -> None:
         undefined.add(u.name)
     names: dict[str, str] = {}
     for section, keys in (("states", d.states), ("vars", d.vars), ("inputs", d.inputs),
-                          ("stats", d.stats), ("decisions", d.decisions)):
+                          ("stats", d.stats), ("decisions", d.decisions),
+                          ("conditions", d.conditions)):
         for key in keys:
             if key in names:
                 ctx.err("RP204", f"name {key!r} is declared in both {names[key]!r} and "
@@ -203,7 +204,8 @@ def _check_unique_ids(ctx: Ctx) -> None:
         ctx.err("RP204", "a model name is listed twice", ("models",))
 
 
-_NOUN = {"states": "a State", "vars": "a variable", "inputs": "an input"}
+_NOUN = {"states": "a State", "vars": "a variable", "inputs": "an input",
+         "conditions": "a named condition"}
 
 
 def _check_names_are_not_values(ctx: Ctx, names: dict[str, str]) -> None:
@@ -223,7 +225,7 @@ def _check_names_are_not_values(ctx: Ctx, names: dict[str, str]) -> None:
                 values.setdefault(label, (("inputs", name, j), f"a value of input {name!r}"))
     for label, (path, what) in values.items():
         section = names.get(label)
-        if section not in ("states", "vars", "inputs"):   # the names expressions use
+        if section not in _NOUN:                           # the names expressions use
             continue
         noun = _NOUN[section]
         ctx.err("RP204", f"{label!r} is both {noun} ({section}: {label}) and {what}; in an "
@@ -294,6 +296,7 @@ def _declare(ctx: Ctx) -> None:
     for i, ph in enumerate(d.phases):
         ctx.events.setdefault(f"{ph}-phase", (None, ("phases",)))
         del i
+    check_conditions(ctx)
     for i, pv in enumerate(d.prevents):
         models = (None,) if pv.scope == "global" else ctx.per_model()
         conds = {m: lower_bool(ctx, pv.when, m, ("prevents", i, "when")) for m in models}

@@ -27,6 +27,9 @@ class Ctx:
         self.global_vars: set[str] = set()
         self.model_vars: set[str] = set()
         self.inputs: set[str] = set()
+        self.conditions: dict[str, str] = dict(doc.conditions)   # named conditions
+        self.expanding: list[str] = []              # the named conditions being lowered
+        self.broken: set[str] = set()               # named conditions with an error
         self.events: dict[str, Any] = {}
         # (owner model, State) -> (prevent id, the condition under which it blocks the State)
         self.prevents: dict[tuple[str | None, str], list[tuple[str, LExpr]]] = {}
@@ -108,6 +111,7 @@ class Ctx:
 
     def known_names(self) -> list[str]:
         return [*self.state_kind, *self.model_vars, *self.global_vars, *self.inputs,
+                *self.conditions,
                 *(lab for v in self.vars.values() for lab in v.labels)]
 
 

@@ -271,6 +271,8 @@ def marker_vars(ctx: Ctx, owner: str | None, state: str) -> list[str]:
 
 def type_ref(ctx: Ctx, ref: ast.Ref, model: str | None) -> _Typed:
     owner, name = split_owner(ctx, ref, model)
+    if name in ctx.conditions:
+        return _named(ctx, ref, owner, name)
     if name in ctx.state_kind:
         owner, name = state_ref(ctx, ref, model)
         if ref.value is not None:
@@ -303,3 +305,63 @@ def _var_typed(v: Var) -> _Typed:
             return _Typed(Op("eq", (V(v.name), Const(1))), "bool")
         return _Typed(V(v.name), "enum", v.labels)
     return _Typed(V(v.name), "int")
+
+
+# ============================================================================ named conditions
+
+def check_conditions(ctx: Ctx) -> None:
+    """Each named condition (`conditions:`) lowered once where it is declared (as the first
+    model's, with models), so that an error in it is reported there, once; a condition with
+    an error is `broken` and reads as false where it is used (its error already stops the
+    spec)."""
+    model = ctx.models[0] if ctx.models else None
+    for name, text in ctx.conditions.items():
+        before = len(ctx.diags)
+        ctx.expanding.append(name)
+        try:
+            lower_bool(ctx, text, model, ("conditions", name))
+        finally:
+            ctx.expanding.pop()
+        if len(ctx.diags) > before:
+            ctx.broken.add(name)
+
+
+def _named(ctx: Ctx, ref: ast.Ref, owner: str | None, name: str) -> _Typed:
+    """A named condition where an expression uses it: its text lowered for `owner` (the
+    model the element belongs to, or the one named: `a.enemy`, `other.enemy`)."""
+    if ref.value is not None:
+        raise ExprTypeError("RP206", f"':{ref.value}' only follows a valued marker State")
+    if name in ctx.expanding:
+        cycle = " → ".join([*ctx.expanding[ctx.expanding.index(name):], name])
+        raise ExprTypeError("RP210", f"named conditions refer to each other in a cycle: "
+                            f"{cycle}", "write one of them with the names it stands for")
+    if name in ctx.broken:
+        return _Typed(FALSE, "bool")
+    try:
+        tree = ast.parse_expr(ctx.conditions[name])
+    except ast.ExprSyntaxError as exc:
+        raise ExprTypeError("RP205", f"the named condition {name!r} cannot be parsed: "
+                            f"{exc}") from None
+    ctx.expanding.append(name)
+    try:
+        try:
+            t = type_expr(ctx, tree, owner)
+        except ExprTypeError:
+            if owner is None and ctx.models and _reads_a_model(ctx, tree):
+                raise ExprTypeError(
+                    "RP203", f"the named condition {name!r} reads a model's names; here (a "
+                    "global event or rule) say which model's", f"write '{ctx.models[0]}.{name}'"
+                ) from None
+            raise
+        return _Typed(as_bool(t, f"the named condition {name!r}"), "bool")
+    finally:
+        ctx.expanding.pop()
+
+
+def _reads_a_model(ctx: Ctx, tree: ast.Expr) -> bool:
+    """Does `tree` lower as a model's (the first model's) where it fails as a global one?"""
+    try:
+        type_expr(ctx, tree, ctx.models[0])
+    except ExprTypeError:
+        return False
+    return True

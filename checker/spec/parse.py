@@ -120,6 +120,9 @@ def _diagnostic(loc: tuple[Any, ...], err: Any, tree: SpecTree) -> Diagnostic:
             fix = f"did you mean {close[0]!r}?" if close else None
         elif name == "cite":
             fix = "add 'cite:' with the sentence of the text this formalizes"
+    elif err["type"] == "string_pattern_mismatch" and loc[:1] == ("conditions",):
+        message = f"the named condition {name!r} is not a name an expression can use"
+        fix = "use letters, digits and '_', starting with a letter (same_warband)"
     else:
         value = err.get("input")
         shown = repr(value) if not isinstance(value, dict | list) else type(value).__name__

@@ -65,6 +65,8 @@ InputDomain = list[str] | Literal["bool"] | VarDecl
 
 # another element whose sentence uses the same words: this one's readings have the same
 # labels and are read as that element's are (docs/spec-language.md "Readings")
+ConditionName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+                                      description="a name expressions use, as a State's")]
 ReadWith = Annotated[str | None, Field(description="another element whose sentence uses the "
                                        "same words: this one's readings have the same labels "
                                        "and are read as that element's are")]
@@ -443,6 +445,9 @@ class SpecDoc(_Strict):
     ordering: list[OrderingDecl] = []
     prevents: list[PreventDecl] = []
     decisions: dict[str, OptionList | DecisionDecl] = {}
+    # named conditions: a name for a condition the text writes as one word ("Enemy"),
+    # usable wherever a condition is (docs/spec-language.md "Named conditions")
+    conditions: dict[ConditionName, str] = {}
     constraints: list[ConstraintDecl] = []
     may: list[PermissionDecl] = []
     facts: list[FactDecl] = []

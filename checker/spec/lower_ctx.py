@@ -45,6 +45,7 @@ class Ctx:
         self.stacking_none: set[str] = set()
         self.happened_needed: set[str] = set()
         self.was_needed: dict[str, LExpr] = {}     # `_was:X` → X's count (enters/leaves)
+        self.had_needed: dict[str, tuple[LExpr, int]] = {}   # `_had:X` → X's count, its most
         self.emitting: list[str] = []
         self.stats: dict[str, Stat] = {}                  # set once modifiers are lowered
         self.modifiers: list[Modifier] = []

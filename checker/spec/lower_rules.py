@@ -95,7 +95,8 @@ def lower_rules(ctx: Ctx) -> list[Transition]:
                 if ev not in ctx.events:
                     ctx.err("RP203", f"unknown event {ev!r} in 'on'", ("rules", i, "on"),
                             did_you_mean(ev, list(ctx.events)) or
-                            "or 'enters X' / 'leaves X' for a State X gained / lost")
+                            "or 'enters X' / 'leaves X' for a State X gained / lost, 'gains X' / "
+                            "'loses X' for one of its markers")
                     continue
                 inst = event_instance(ctx, ev, m)
                 ctx.happened_needed.add(inst)
@@ -130,7 +131,7 @@ def _edge_trigger(ctx: Ctx, text: str, model: str | None,
     model gains it) or any condition (`enters wounds == 0`, `leaves wound_state ==
     stunned`); two rules watching the same condition share its `_was` variable."""
     words = text.split(None, 1)
-    if len(words) != 2 or words[0] not in ("enters", "leaves"):
+    if len(words) != 2 or words[0] not in ("enters", "leaves", "gains", "loses"):
         return None
     try:
         ref = ast.parse_expr(words[1])
@@ -150,6 +151,9 @@ def _edge_trigger(ctx: Ctx, text: str, model: str | None,
     except ExprTypeError as exc:
         ctx.err(exc.code, f"in 'on: {text}': {exc}", path, exc.fix)
         return "", FALSE
+    if words[0] in ("gains", "loses"):
+        return _count_trigger(ctx, words[0], owner, state, path) if is_state else \
+            _not_a_state(ctx, text, path)
     if is_state:
         total = sum_of([V(n) for n in marker_vars(ctx, owner, state)])
         was = f"_was:{ctx.q(owner, state)}"
@@ -164,6 +168,29 @@ def _edge_trigger(ctx: Ctx, text: str, model: str | None,
     return was, conj(Op("eq", (V(was), Const(1))), Op("eq", (total, Const(0))))
 
 
+def _count_trigger(ctx: Ctx, word: str, owner: str | None, state: str,
+                   path: PathKey) -> tuple[str, LExpr]:
+    """`gains X` / `loses X`: X's markers (all values) are more / fewer now than at the start
+    of the step, counted in `_had:X` (its count then; one more than the most before the
+    first step, when nothing has been gained or lost yet)."""
+    names = marker_vars(ctx, owner, state)
+    total = sum_of([V(n) for n in names])
+    most = sum(ctx.vars[n].hi for n in names)
+    had = f"_had:{ctx.q(owner, state)}"
+    ctx.had_needed[had] = (total, most)
+    if word == "gains":
+        return had, Op("gt", (total, V(had)))
+    return had, conj(Op("le", (V(had), Const(most))), Op("lt", (total, V(had))))
+
+
+def _not_a_state(ctx: Ctx, text: str, path: PathKey) -> tuple[str, LExpr]:
+    word, what = text.split(None, 1)
+    ctx.err("RP206", f"'on: {text}': '{word}' counts a State's markers, and {what!r} is not a "
+            "State", path, f"write '{'enters' if word == 'gains' else 'leaves'} {what}' for "
+            "a condition")
+    return "", FALSE
+
+
 def add_bookkeeping(ctx: Ctx, rules: list[Transition],
                     monitors: list[tuple[str, LExpr]]) -> None:
     for inst in sorted(ctx.happened_needed):
@@ -173,6 +200,8 @@ def add_bookkeeping(ctx: Ctx, rules: list[Transition],
             ctx.vars[f"_fired:{r.id}"] = Var(f"_fired:{r.id}", 0, 1, (0,), "fired")
     for name in sorted(ctx.was_needed):   # 0/1: X not held / held at the start of the step,
         ctx.vars[name] = Var(name, 0, 2, (2,), "was")   # 2: no step yet (the start)
+    for name, (_, most) in sorted(ctx.had_needed.items()):   # X's count at the start of
+        ctx.vars[name] = Var(name, 0, most + 1, (most + 1,), "was")  # the step (most + 1: none)
     for name, _ in monitors:
         ctx.vars[name] = Var(name, 0, 1, (0,), "seen")
 
@@ -183,6 +212,8 @@ def with_resets(ctx: Ctx, ev: Transition) -> Transition:
     resets.append(Assign("_res", Const(0)))
     for name, total in sorted(ctx.was_needed.items()):
         resets.append(Assign(name, Op("ite", (Op("ge", (total, Const(1))), Const(1), Const(0)))))
+    for name, (total, _) in sorted(ctx.had_needed.items()):
+        resets.append(Assign(name, total))
     inst = f"_happened:{ev.id}"
     if inst in ctx.vars:
         resets.append(Assign(inst, Const(1)))

@@ -123,6 +123,10 @@ def _diagnostic(loc: tuple[Any, ...], err: Any, tree: SpecTree) -> Diagnostic:
     elif err["type"] == "string_pattern_mismatch" and loc[:1] == ("conditions",):
         message = f"the named condition {name!r} is not a name an expression can use"
         fix = "use letters, digits and '_', starting with a letter (same_warband)"
+    elif err["type"] == "string_pattern_mismatch" and loc == ("ruleset",):
+        message = (f"ruleset: {err.get('input')!r} cannot be a ruleset id (ids name the "
+                   "ruleset in reports, baselines and file names)")
+        fix = "use lower-case letters, digits, '-' and '_', starting with a letter (eldfall)"
     else:
         value = err.get("input")
         shown = repr(value) if not isinstance(value, dict | list) else type(value).__name__

@@ -8,6 +8,8 @@ errors."""
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from strategies import spec_system
 
@@ -143,3 +145,15 @@ def test_a_name_expressions_cannot_use_is_a_schema_error() -> None:
     assert line == 10
     assert code == "RP201"
     assert message == "the named condition 'same warband' is not a name an expression can use"
+
+
+def test_a_keyword_cannot_name_a_condition() -> None:
+    from checker.spec import expr as ast
+    for word in sorted(ast.KEYWORDS):      # KEYWORDS is what the grammar's NAME excludes
+        tree = None
+        with contextlib.suppress(ast.ExprSyntaxError):
+            tree = ast.parse_expr(word)
+        assert not isinstance(tree, ast.Ref), word
+    code, message, line = _error(HEAD + "conditions:\n  implies: side == other.side\n")
+    assert (code, line) == ("RP204", 10)
+    assert "'implies' is a word of the expression language" in message

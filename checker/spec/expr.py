@@ -15,6 +15,9 @@ from importlib import resources
 from lark import Lark, Token, Transformer, UnexpectedInput, v_args
 
 MAX_EXPR_CHARS = 2000
+# the words expr.lark's NAME excludes: no declared name can be one of them
+KEYWORDS = frozenset({"and", "or", "not", "implies", "true", "false", "enter", "leave", "add",
+                      "remove", "emit"})
 MAX_DEPTH = 100
 
 

@@ -317,6 +317,11 @@ def check_conditions(ctx: Ctx) -> None:
     model = ctx.models[0] if ctx.models else None
     for name, text in ctx.conditions.items():
         before = len(ctx.diags)
+        if name in ast.KEYWORDS:
+            ctx.err("RP204", f"the named condition {name!r} is a word of the expression "
+                    "language, which no expression can use as a name", ("conditions", name,
+                                                                          "<key>"),
+                    "choose another name")
         ctx.expanding.append(name)
         try:
             lower_bool(ctx, text, model, ("conditions", name))

@@ -120,19 +120,27 @@ def _diagnostic(loc: tuple[Any, ...], err: Any, tree: SpecTree) -> Diagnostic:
             fix = f"did you mean {close[0]!r}?" if close else None
         elif name == "cite":
             fix = "add 'cite:' with the sentence of the text this formalizes"
-    elif err["type"] == "string_pattern_mismatch" and loc[:1] == ("conditions",):
-        message = f"the named condition {name!r} is not a name an expression can use"
-        fix = "use letters, digits and '_', starting with a letter (same_warband)"
-    elif err["type"] == "string_pattern_mismatch" and loc == ("ruleset",):
-        message = (f"ruleset: {err.get('input')!r} cannot be a ruleset id (ids name the "
-                   "ruleset in reports, baselines and file names)")
-        fix = "use lower-case letters, digits, '-' and '_', starting with a letter (eldfall)"
+    elif err["type"] == "string_pattern_mismatch" and loc[:1] in _PATTERNS:
+        what, fix = _PATTERNS[loc[:1]]
+        message = what.format(name=name, value=err.get("input"))
     else:
         value = err.get("input")
         shown = repr(value) if not isinstance(value, dict | list) else type(value).__name__
         message = f"{where}: {err['msg'].lower()} (got {shown[:80]})"
     path = loc if err["type"] != "extra_forbidden" else (*loc, "<key>")
     return Diagnostic(code, message, tree.source_map.at(path), fix)
+
+
+# a value that does not match its field's pattern, said in words (the first part of its
+# location → the message, with `{name}` the key and `{value}` the value, and the fix)
+_PATTERNS: dict[tuple[Any, ...], tuple[str, str]] = {
+    ("conditions",): ("the named condition {name!r} is not a name an expression can use",
+                      "use letters, digits and '_', starting with a letter (same_warband)"),
+    ("ruleset",): ("ruleset: {value!r} cannot be a ruleset id (ids name the ruleset in "
+                   "reports, baselines and file names)",
+                   "use lower-case letters, digits, '-' and '_', starting with a letter "
+                   "(eldfall)"),
+}
 
 
 # the element each list section of a spec holds (for messages about its readings)

@@ -63,10 +63,10 @@ class VarDecl(_Strict):
 InputDomain = list[str] | Literal["bool"] | VarDecl
 
 
-# another element whose sentence uses the same words: this one's readings have the same
-# labels and are read as that element's are (docs/spec-language.md "Readings")
 ConditionName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
                                       description="a name expressions use, as a State's")]
+# another element whose sentence uses the same words: this one's readings have the same
+# labels and are read as that element's are (docs/spec-language.md "Readings")
 ReadWith = Annotated[str | None, Field(description="another element whose sentence uses the "
                                        "same words: this one's readings have the same labels "
                                        "and are read as that element's are")]

@@ -206,3 +206,51 @@ def test_two_bullets_of_one_list_are_two_statements() -> None:
     assert _merged('["a Bleeding model must perform a Toughness roll.", '
                    '"• Fail: The model suffers 1 Wound.", "• It cannot be healed."]') == [
         "bleeding-wound"]
+
+
+def _merged_rule(text: str, cites: list[str]) -> list[str]:
+    """The `merged-statements` warnings of one rule citing `cites` from `text`."""
+    from checker.results.lints import lint_findings
+    from checker.spec.load import load_ruleset
+
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "rules.txt").write_text(text, encoding="utf-8")
+        spec = Path(folder) / "spec.yaml"
+        quoted = ", ".join(f'"{c}"' for c in cites)
+        spec.write_text(f"""ruleset: t
+source: rules.txt
+vars:
+  hp: {{range: [0, 4], init: 4}}
+states:
+  Bleeding: {{}}
+phases: [end]
+rules:
+  - id: bleed
+    cite: [{quoted}]
+    on: end-phase
+    when: Bleeding and hp > 0
+    do: ["hp -= 1"]
+""", encoding="utf-8")
+        return [f.rules[0] for f in lint_findings(load_ruleset(spec))
+                if f.kind == "merged-statements"]
+
+
+LOOP = ("During the End Phase remove the highest value Bleed marker.",
+        "The model suffers a number of wounds equal to the removed Bleed marker's value.",
+        "After this, if the model still has three or more Bleed markers, repeat the process.")
+
+
+def test_a_rule_whose_sentences_carry_on_in_one_paragraph_is_one_clause() -> None:
+    # Bushido's End Phase loop: the trigger, the effect and the repetition are three
+    # sentences of one paragraph and one rule (notes/bushido-gaps.md B10)
+    text = "Bleeding\n\n" + "\n".join(LOOP) + "\n"
+    assert _merged_rule(text, list(LOOP)) == []
+    assert _merged_rule(text, [LOOP[0], LOOP[2]]) == []     # the one between carries it on
+
+
+def test_a_blank_line_or_a_trigger_of_its_own_makes_two_statements() -> None:
+    apart = "Bleeding\n\n" + LOOP[0] + "\n\n" + LOOP[1] + "\n"
+    assert _merged_rule(apart, [LOOP[0], LOOP[1]]) == ["bleed"]
+    second = "At the start of each turn, a Bleeding model loses 1 HP."
+    together = "Bleeding\n\n" + LOOP[0] + "\n" + second + "\n"
+    assert _merged_rule(together, [LOOP[0], second]) == ["bleed"]

@@ -7,6 +7,7 @@ whose trigger does not match its sentence, "becomes" formalized as "while" or th
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from checker.ir import Assign, Citation, Const, Ruleset, Transition, lvars
 from checker.results import Finding
@@ -72,6 +73,35 @@ def _lead_in_and_bullet(ruleset: Ruleset, hit: list[int]) -> bool:
     return all(s.kind == "bullet" for s in every[hit[0] + 1:hit[1]])
 
 
+# a sentence that opens with its own time or trigger ("During the End Phase", "When a model
+# gains", "While", "At the start of") is a rule of its own, not a step of the one before
+_OWN_TRIGGER = re.compile(r"(?:during|when|whenever|while|whilst|at the|before|each|every"
+                          r"|once|in the|on the)\b", re.I)
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+
+
+def _one_paragraph_clause(ruleset: Ruleset, section: str, hit: list[int]) -> bool:
+    """A rule's sentences that are one clause: a sentence and the sentences right after it
+    in its paragraph that carry it on ("During the End Phase remove the highest value Bleed
+    marker." / "The model suffers a number of wounds equal to ..." / "After this, if the
+    model still has three or more Bleed markers, repeat the process, ..."; "... must take
+    another Fear test ..." / "If successful ... remove all Frightened markers."). Only for a
+    rule (a trigger, its effect and its repetition); every sentence from the first to the
+    last cited must be a plain sentence of one paragraph (no blank line, no bullet, table row
+    or heading between), and none after the first may open with a time or trigger of its
+    own. Two modifiers' or constraints' sentences stay two statements."""
+    if section != "rules" or len(hit) < 2:
+        return False
+    every = ruleset.source.sentences
+    run = every[hit[0]:hit[-1] + 1]
+    if any(s.kind != "sentence" for s in run):
+        return False
+    text = ruleset.source.text
+    if any(_BLANK_LINE.search(text, a.end, b.start) for a, b in pairwise(run)):
+        return False
+    return not any(_OWN_TRIGGER.match(s.text) for s in run[1:])
+
+
 def _words(text: str) -> tuple[str, ...]:
     return tuple(_WORDS.findall(text.lower()))
 
@@ -93,7 +123,8 @@ def _merged(ruleset: Ruleset) -> list[Finding]:
                 if c.start < s.end and s.start < c.end:
                     hit.setdefault(s.index, c)
         texts = {_words(c.quote) for c in hit.values()}
-        if len(hit) < 2 or len(texts) < 2 or _lead_in_and_bullet(ruleset, sorted(hit)):
+        if (len(hit) < 2 or len(texts) < 2 or _lead_in_and_bullet(ruleset, sorted(hit))
+                or _one_paragraph_clause(ruleset, element.section, sorted(hit))):
             continue
         quoted = sorted(hit.values(), key=lambda c: c.start)
         shown = "; ".join(f"“{c.quote}” (line {c.line})" for c in quoted)

@@ -76,6 +76,7 @@ _CODES = [
     Code("RP219", "bad-reading", "readings of a sentence, or the adoption of one, are malformed"),
     Code("RP221", "at-least-one-without-slots", "'at_least_one' names a decision without "
          "slots, or one slot"),
+    Code("RP222", "condition-unused", "a named condition no element uses"),
     # graph / structure: RP301–RP304 are finding kinds, below
     # properties
     Code("RP501", "property-violated", "a property the ruleset promises is violated"),

@@ -480,3 +480,5 @@ class Ruleset:
     readings: tuple[Reading, ...] = ()            # elements with several readings
     choice: Choice = ()                           # this variant's readings (() = the base)
     variants: tuple[tuple[Choice, System], ...] = field(default=(), repr=False, compare=False)
+    # the named conditions (`conditions:`) some element's expression uses, in this lowering
+    conditions_used: frozenset[str] = field(default=frozenset(), repr=False, compare=False)

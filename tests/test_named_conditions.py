@@ -157,3 +157,40 @@ def test_a_keyword_cannot_name_a_condition() -> None:
     code, message, line = _error(HEAD + "conditions:\n  implies: side == other.side\n")
     assert (code, line) == ("RP204", 10)
     assert "'implies' is a word of the expression language" in message
+
+
+# ------------------------------------------------------------------ a condition nothing uses
+
+def test_a_condition_nothing_uses_is_an_error() -> None:
+    # `enemy` is used by an event and uses `friendly`; `ally` is used by nothing
+    text = NAMED.replace("  enemy: not friendly\n",
+                         "  enemy: not friendly\n  ally: allied\n")
+    with pytest.raises(SpecError) as info:
+        spec_system(text)
+    found = [(d.code, d.location.line, d.message) for d in info.value.diagnostics]
+    assert found == [("RP222", 12, "the named condition 'ally' is never used: no element "
+                      "of the spec reads it")]
+
+
+def test_conditions_used_only_by_each_other_are_unused() -> None:
+    text = HEAD + ("conditions:\n  friendly: side == other.side\n  enemy: not friendly\n"
+                   "events:\n  - {id: e, when: Prone, do: [leave Prone]}\n")
+    with pytest.raises(SpecError) as info:
+        spec_system(text)
+    assert [(d.code, d.location.line) for d in info.value.diagnostics] == [
+        ("RP222", 10), ("RP222", 11)]
+
+
+def test_a_condition_one_reading_uses_is_used() -> None:
+    # only the second reading of the sentence says "an Enemy"
+    text = HEAD + """conditions:
+  enemy: side != other.side
+events:
+  - id: strike
+    cite: "Generated rules."
+    readings:
+      - {label: "anyone", when: not other.Prone, do: [enter other.Prone]}
+      - {label: "an Enemy", when: enemy and not other.Prone, do: [enter other.Prone]}
+"""
+    system = spec_system(text)
+    assert {e.id for e in system.events} == {"strike@a", "strike@b"}

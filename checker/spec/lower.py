@@ -88,7 +88,7 @@ def lower(tree: SpecTree, doc: SpecDoc) -> Ruleset:
     system = with_builtin_properties(ctx, system, properties)
     return Ruleset(doc.ruleset, doc.title, tree.display, _source_display(tree, doc), source,
                    system, elements, tuple(citations), undefined, tree.text, doc,
-                   tree=tree, terms=terms)
+                   tree=tree, terms=terms, conditions_used=frozenset(ctx.used))
 
 
 def _source_display(tree: SpecTree, doc: SpecDoc) -> str:

@@ -30,6 +30,8 @@ class Ctx:
         self.conditions: dict[str, str] = dict(doc.conditions)   # named conditions
         self.expanding: list[str] = []              # the named conditions being lowered
         self.broken: set[str] = set()               # named conditions with an error
+        self.checking = False                       # lowering `conditions:` themselves
+        self.used: set[str] = set()                 # named conditions an element uses
         self.events: dict[str, Any] = {}
         # (owner model, State) -> (prevent id, the condition under which it blocks the State)
         self.prevents: dict[tuple[str | None, str], list[tuple[str, LExpr]]] = {}

@@ -315,20 +315,28 @@ def check_conditions(ctx: Ctx) -> None:
     an error is `broken` and reads as false where it is used (its error already stops the
     spec)."""
     model = ctx.models[0] if ctx.models else None
-    for name, text in ctx.conditions.items():
-        before = len(ctx.diags)
-        if name in ast.KEYWORDS:
-            ctx.err("RP204", f"the named condition {name!r} is a word of the expression "
-                    "language, which no expression can use as a name", ("conditions", name,
-                                                                          "<key>"),
-                    "choose another name")
-        ctx.expanding.append(name)
-        try:
-            lower_bool(ctx, text, model, ("conditions", name))
-        finally:
-            ctx.expanding.pop()
-        if len(ctx.diags) > before:
-            ctx.broken.add(name)
+    ctx.checking = True
+    try:
+        for name, text in ctx.conditions.items():
+            _check_condition(ctx, name, text, model)
+    finally:
+        ctx.checking = False
+
+
+def _check_condition(ctx: Ctx, name: str, text: str, model: str | None) -> None:
+    before = len(ctx.diags)
+    if name in ast.KEYWORDS:
+        ctx.err("RP204", f"the named condition {name!r} is a word of the expression "
+                "language, which no expression can use as a name", ("conditions", name,
+                                                                      "<key>"),
+                "choose another name")
+    ctx.expanding.append(name)
+    try:
+        lower_bool(ctx, text, model, ("conditions", name))
+    finally:
+        ctx.expanding.pop()
+    if len(ctx.diags) > before:
+        ctx.broken.add(name)
 
 
 def _named(ctx: Ctx, ref: ast.Ref, owner: str | None, name: str) -> _Typed:
@@ -336,6 +344,8 @@ def _named(ctx: Ctx, ref: ast.Ref, owner: str | None, name: str) -> _Typed:
     model the element belongs to, or the one named: `a.enemy`, `other.enemy`)."""
     if ref.value is not None:
         raise ExprTypeError("RP206", f"':{ref.value}' only follows a valued marker State")
+    if not ctx.checking:
+        ctx.used.add(name)        # by an element, or by a condition an element uses
     if name in ctx.expanding:
         cycle = " → ".join([*ctx.expanding[ctx.expanding.index(name):], name])
         raise ExprTypeError("RP210", f"named conditions refer to each other in a cycle: "

@@ -42,7 +42,9 @@ def lower_ruleset(tree: SpecTree, doc: SpecDoc) -> Ruleset:
     diags: list[Diagnostic] = []
     items = _reading_items(tree, doc, diags)
     if not items and not diags:
-        return lower(tree, doc)                    # the common case: no readings at all
+        ruleset = lower(tree, doc)                 # the common case: no readings at all
+        _check_used(tree, doc, set(ruleset.conditions_used))
+        return ruleset
     followers = _followers(tree, items, diags)
     items = {key: item for key, item in items.items() if key not in followers}
     base = {key: _base_index(item) for key, item in items.items()}
@@ -50,6 +52,7 @@ def lower_ruleset(tree: SpecTree, doc: SpecDoc) -> Ruleset:
         ruleset = _lower(tree, doc, base, items, followers)
     except SpecError as exc:
         raise SpecError(diags + [d for d in exc.diagnostics if d not in diags]) from None
+    used = set(ruleset.conditions_used)
     singles: dict[Key, list[System | None]] = {}
     for key, item in items.items():
         systems: list[System | None] = []
@@ -58,13 +61,17 @@ def lower_ruleset(tree: SpecTree, doc: SpecDoc) -> Ruleset:
                 systems.append(ruleset.system)
                 continue
             try:
-                systems.append(_lower(tree, doc, {**base, key: j}, items, followers).system)
+                single = _lower(tree, doc, {**base, key: j}, items, followers)
             except SpecError as exc:
                 diags += [d for d in exc.diagnostics if d not in diags]
                 systems.append(None)
+                continue
+            used |= single.conditions_used
+            systems.append(single.system)
         singles[key] = systems
     if diags:
         raise SpecError(diags)
+    _check_used(tree, doc, used)
     readings, variants = [], []
     for key, item in items.items():
         systems = singles[key]
@@ -110,6 +117,16 @@ def lower_doc(tree: SpecTree, doc: SpecDoc, choice: Choice) -> Ruleset:
     picked = {key: _base_index(item) for key, item in items.items()}
     picked.update({by_id[e]: j for e, j in choice})
     return _lower(tree, doc, picked, items, followers)
+
+
+def _check_used(tree: SpecTree, doc: SpecDoc, used: set[str]) -> None:
+    """RP222: a named condition that no element uses, under any of its readings."""
+    unused = [name for name in doc.conditions if name not in used]
+    if unused:
+        raise SpecError([Diagnostic(
+            "RP222", f"the named condition {name!r} is never used: no element of the spec "
+            "reads it", tree.source_map.at(("conditions", name, "<key>")),
+            "use it where the text says it, or remove it") for name in unused])
 
 
 def label_of(ruleset: Ruleset, element: str, index: int) -> str:

@@ -232,6 +232,7 @@ class Modifier:
     arg: int
     when: LExpr
     model: str | None = None
+    restates: str = ""    # the modifier this one states again (`restates:`): counted once
 
 
 @dataclass(frozen=True)

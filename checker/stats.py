@@ -1,7 +1,13 @@
 """Stat values: what a stat is worth under its active modifiers, over every order the text
 leaves open and every base and rounding it does not give (`checker.ir.Stat.cases`). The
 one place the order engine, the restatement comparison and `stat()` in properties take a
-stat's values from; concrete arithmetic, no solver."""
+stat's values from; concrete arithmetic, no solver.
+
+Two statements of one modifier (a table cell and its detail sentence, linked by
+`restates:`) are one modifier stated twice, not two: where both are active, the stat takes
+the value of either statement, never of both applied (`counted_once`). Where the two
+statements differ, the stat can take both values (a reader of the table and a reader of the
+detail), and the restatement comparison reports the difference."""
 
 from __future__ import annotations
 
@@ -41,18 +47,69 @@ def order_values(stat: Stat, mods: Sequence[Modifier]) -> dict[int, dict[int, tu
     return values
 
 
+def restated_groups(mods: Sequence[Modifier]) -> list[list[int]]:
+    """The indices of `mods` that state one modifier (linked by `restates:`, transitively),
+    each group of two or more, the statement that restates nothing first."""
+    parent = list(range(len(mods)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for i, m in enumerate(mods):
+        for j, x in enumerate(mods):
+            if m.restates and x.source == m.restates:
+                parent[root(i)] = root(j)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(mods)):
+        groups.setdefault(root(i), []).append(i)
+    return [sorted(g, key=lambda i: (bool(mods[i].restates), i))
+            for _, g in sorted(groups.items()) if len(g) > 1]
+
+
+def counted_once(mask: int, groups: list[list[int]]) -> list[int]:
+    """The subsets of `mask` (a bit mask over a stat's modifiers) that apply one statement of
+    each modifier stated twice (`restated_groups`): every choice, the one keeping each
+    group's first statement first."""
+    out = [mask]
+    for group in groups:
+        present = [i for i in group if mask >> i & 1]
+        if len(present) < 2:
+            continue
+        drop = sum(1 << i for i in present)
+        out = [m & ~drop | 1 << keep for m in out for keep in present]
+    return out
+
+
+def once_values(stat: Stat, mods: Sequence[Modifier]) -> dict[int, dict[int, tuple[int, ...]]]:
+    """`order_values`, with each modifier stated twice counted once: per subset of `mods`,
+    every value of every choice of statement (`counted_once`), each with one order of the
+    modifiers it applies."""
+    plain = order_values(stat, mods)
+    groups = restated_groups(mods)
+    if not groups:
+        return plain
+    out: dict[int, dict[int, tuple[int, ...]]] = {}
+    for mask in range(1 << len(mods)):
+        for sub in counted_once(mask, groups):
+            for value, order in sorted(plain[sub].items()):
+                out.setdefault(mask, {}).setdefault(value, order)
+    return out
+
+
 def stat_values(stat: Stat, mods: Sequence[Modifier]) -> frozenset[int]:
     """The values the stat can take with exactly `mods` active, over every order, base and
-    rounding the text leaves open."""
+    rounding the text leaves open (a modifier stated twice counted once)."""
     return frozenset(v for case in stat.cases()
-                     for v in order_values(case, mods)[(1 << len(mods)) - 1])
+                     for v in once_values(case, mods)[(1 << len(mods)) - 1])
 
 
 def open_values(stat: Stat, mods: Sequence[Modifier]) -> dict[int, frozenset[int]]:
-    """`order_values` without the orders, over every base and rounding the text leaves
+    """`once_values` without the orders, over every base and rounding the text leaves
     open: per subset of `mods`, every value the stat can take."""
     out: dict[int, set[int]] = {}
     for case in stat.cases():
-        for mask, values in order_values(case, mods).items():
+        for mask, values in once_values(case, mods).items():
             out.setdefault(mask, set()).update(values)
     return {mask: frozenset(values) for mask, values in out.items()}

@@ -139,7 +139,8 @@ def test_the_open_stat_is_every_case_by_brute_force(spec: list[tuple[str, int]],
     found = _differing_orders(stat, mods)
     assert (found is not None) == differ
     if found is not None:
-        case, first, second = found
+        case, kept, first, second = found
+        assert kept == mods                 # no modifier restates another
         assert lo <= case.base <= lo + width and case.rounding in roundings
         ends = []
         for order in (first, second):

@@ -225,8 +225,9 @@ def test_concrete_order_check_agrees_with_all_permutations(spec: list[tuple[str,
     differing = _differing_orders(stat, mods)
     assert (differing is not None) == (len(results) > 1)
     if differing is not None:
-        case, *orders = differing
+        case, kept, *orders = differing
         assert case == stat
+        assert kept == mods                 # no modifier restates another
         values = []
         for o in orders:
             value = base
@@ -234,6 +235,86 @@ def test_concrete_order_check_agrees_with_all_permutations(spec: list[tuple[str,
                 value = apply_modifier(mods[i], value, rounding)
             values.append(value)
         assert values[0] != values[1]
+
+
+def _statements(spec: list[tuple[str, int]], links: list[int]) -> list[Modifier]:
+    """Modifiers m0.. where m{i} restates m{links[i]} when links[i] < i."""
+    return [Modifier(f"m{i}", f"m{i}", "s", op, arg, TRUE,
+                     restates=f"m{links[i]}" if links[i] < i else "")
+            for i, (op, arg) in enumerate(spec)]
+
+
+def _choices(mods: list[Modifier]) -> list[list[Modifier]]:
+    """Every way to keep one statement of each modifier stated twice: the components of
+    the `restates` links, written out here by a search of their own."""
+    index = {m.source: i for i, m in enumerate(mods)}
+    near: dict[int, set[int]] = {i: set() for i in range(len(mods))}
+    for i, m in enumerate(mods):
+        if m.restates:
+            near[i].add(index[m.restates])
+            near[index[m.restates]].add(i)
+    seen: set[int] = set()
+    parts: list[list[int]] = []
+    for i in range(len(mods)):
+        if i in seen:
+            continue
+        todo, part = [i], []
+        while todo:
+            j = todo.pop()
+            if j not in seen:
+                seen.add(j)
+                part.append(j)
+                todo.extend(near[j])
+        parts.append(part)
+    return [[mods[i] for i in sorted(pick)] for pick in itertools.product(*parts)]
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(MODS, st.lists(st.integers(0, 3), min_size=4, max_size=4), st.integers(-3, 9),
+       st.sampled_from(["down", "up"]))
+def test_a_modifier_stated_twice_is_counted_once(spec: list[tuple[str, int]],
+                                                 links: list[int], base: int,
+                                                 rounding: str) -> None:
+    # "Speed is halved." and the table's "SPD halved" are one modifier: the stat takes the
+    # value of one statement or the other, in every order of the modifiers, never of both
+    from checker.stats import stat_values
+    mods = _statements(spec, links)
+    stat = Stat("s", base, rounding)  # type: ignore[arg-type]
+    every: set[int] = set()
+    ordered = False                          # some choice whose own orders disagree
+    for kept in _choices(mods):
+        results = set()
+        for perm in itertools.permutations(kept):
+            value = base
+            for m in perm:
+                value = apply_modifier(m, value, rounding)
+            results.add(value)
+        every |= results
+        ordered = ordered or len(results) > 1
+    assert stat_values(stat, mods) == frozenset(every)
+    differing = _differing_orders(stat, mods)
+    assert (differing is not None) == ordered
+    if differing is not None:
+        _, kept, *orders = differing
+        assert any(kept == choice for choice in _choices(mods))
+        values = set()
+        for o in orders:
+            value = base
+            for i in o:
+                value = apply_modifier(kept[i], value, rounding)
+            values.add(value)
+        assert len(values) == 2
+
+
+def test_two_halvings_stated_once_halve_once() -> None:
+    from checker.stats import stat_values
+    detail = Modifier("spd", "spd", "s", "halve", 0, TRUE)
+    cell = Modifier("spd-table", "spd-table", "s", "halve", 0, TRUE, restates="spd")
+    other = Modifier("slowed", "slowed", "s", "halve", 0, TRUE)
+    stat = Stat("s", 8, "down")  # type: ignore[arg-type]
+    assert stat_values(stat, [detail, cell]) == {4}
+    assert stat_values(stat, [detail, cell, other]) == {2}
+    assert stat_values(stat, [detail, other]) == {2}
 
 
 @settings(max_examples=50, deadline=None, derandomize=True)

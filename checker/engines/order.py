@@ -58,7 +58,7 @@ from checker.ir import (
 )
 from checker.options import Options
 from checker.results import Finding
-from checker.stats import apply_modifier, order_values
+from checker.stats import apply_modifier, counted_once, order_values, restated_groups
 
 MAX_MODIFIERS = 10     # modifiers of one stat: every subset of them is decided
 
@@ -151,11 +151,14 @@ def _modifier_sets(ruleset: Ruleset, reacher: Reacher, scan: Scan,
         steady = env.expr(stable(system))
         active = [env.expr(m.when) for m in mods]
         tables = [order_values(case, mods) for case in stats[name].cases()]
+        stated = restated_groups(mods)      # a modifier stated twice applies once
         sets: list[tuple[int, ...]] = []
         for k in range(2, len(mods) + 1):
             for members in itertools.combinations(range(len(mods)), k):
                 chosen = [mods[i] for i in members]
-                if all(len(table[sum(1 << i for i in members)]) < 2 for table in tables):
+                if all(len(table[sub]) < 2 for sub in counted_once(sum(1 << i for i in members),
+                                                                   stated)
+                       for table in tables):
                     continue
                 status, _ = env.check(z3.And(*(a if i in members else z3.Not(a)
                                                for i, a in enumerate(active))), steady)
@@ -179,13 +182,17 @@ def _exactly(mods: list[Modifier], members: tuple[int, ...] | list[int]) -> LExp
 
 
 def _differing_orders(stat: Stat, mods: list[Modifier]
-                      ) -> tuple[Stat, list[int], list[int]] | None:
-    """Two orders of all of `mods` (all active) giving different values, if there are, with
-    the first base and rounding (`Stat.cases`) under which they differ."""
-    for case in stat.cases():
-        orders = _two_orders(case, mods, order_values(case, mods)[(1 << len(mods)) - 1])
-        if orders is not None:
-            return case, *orders
+                      ) -> tuple[Stat, list[Modifier], list[int], list[int]] | None:
+    """Two orders of `mods` (all active) giving different values, if there are, with the
+    first base and rounding (`Stat.cases`) under which they differ and the modifiers they
+    apply: all of `mods`, but of a modifier stated twice (`restates:`) one statement, the
+    first choice (`checker.stats.counted_once`) whose orders differ."""
+    for sub in counted_once((1 << len(mods)) - 1, restated_groups(mods)):
+        kept = [m for i, m in enumerate(mods) if sub >> i & 1]
+        for case in stat.cases():
+            orders = _two_orders(case, kept, order_values(case, kept)[(1 << len(kept)) - 1])
+            if orders is not None:
+                return case, kept, *orders
     return None
 
 
@@ -196,9 +203,9 @@ def _set_finding(ruleset: Ruleset, reacher: Reacher, scan: Scan, resolver: str, 
     differing = _differing_orders(stat, chosen)
     if differing is None:
         return None
-    case, *orders = differing
-    core = list(chosen)
-    for m in list(chosen):  # deletion: keep a smallest set whose orders still disagree
+    case, kept, *orders = differing
+    core = list(kept)
+    for m in list(kept):    # deletion: keep a smallest set whose orders still disagree
         trial = [x for x in core if x is not m]
         if len(trial) >= 2 and _differing_orders(stat, trial) is not None:
             core = trial
@@ -216,9 +223,9 @@ def _set_finding(ruleset: Ruleset, reacher: Reacher, scan: Scan, resolver: str, 
     for order in orders:
         value, steps = case.base, [str(case.base)]
         for i in order:
-            value = apply_modifier(chosen[i], value, case.rounding)
+            value = apply_modifier(kept[i], value, case.rounding)
             steps.append(str(value))
-        shown.append((" → ".join(chosen[i].id for i in order),
+        shown.append((" → ".join(kept[i].id for i in order),
                       f"{stat.name} {' → '.join(steps)}", value))
     if shown[0][2] == shown[1][2]:
         raise AssertionError("the two orders agree")

@@ -69,7 +69,7 @@ from checker.ir import (
 )
 from checker.options import Options
 from checker.results import Finding
-from checker.stats import order_values, stat_values
+from checker.stats import once_values, stat_values
 
 Env = dict[str, int]
 
@@ -329,10 +329,10 @@ def _modifiers(system: System, a: str, b: str) -> _Diff:
                 return _keyed(system, a, b, fallback, "stat")
             ma = [x for x in every if x.source == a]
             mb = [x for x in every if x.source == b]
-            # one pass over every subset of the stat's modifiers (checker.stats.order_values)
+            # one pass over every subset of the stat's modifiers (checker.stats.once_values)
             # per base and rounding the text leaves open (`Stat.cases`); by `a` a subset's
             # value leaves out `b`'s modifiers, by `b` `a`'s
-            tables = [order_values(case, every) for case in stats[key].cases()]
+            tables = [once_values(case, every) for case in stats[key].cases()]
             bit_a = sum(1 << i for i, x in enumerate(every) if x.source == a)
             bit_b = sum(1 << i for i, x in enumerate(every) if x.source == b)
             for r in range(len(every) + 1):

@@ -437,7 +437,8 @@ def lower_modifiers(ctx: Ctx) -> tuple[list[Stat], list[Modifier]]:
             continue
         for m in ctx.per_model():
             when = lower_bool(ctx, md.when, m, ("modifiers", i, "when"))
-            out.append(Modifier(ctx.instance(md.id, m), md.id, md.stat, op, arg, when, m))
+            out.append(Modifier(ctx.instance(md.id, m), md.id, md.stat, op, arg, when, m,
+                                md.restates or ""))
     ctx.stats = {s.name: s for s in stats}
     ctx.modifiers = out
     return stats, out

@@ -68,6 +68,24 @@ def restated_groups(mods: Sequence[Modifier]) -> list[list[int]]:
             for _, g in sorted(groups.items()) if len(g) > 1]
 
 
+def same_once(mods: Sequence[Modifier]) -> list[Modifier]:
+    """`mods` with each modifier stated twice in the same terms (linked by `restates:`, with
+    the same operation, argument and condition) kept once, as the first of its statements:
+    the choice between them changes nothing, and a table that repeats every detail sentence
+    does not multiply the subsets the order engine and `stat()` enumerate."""
+    drop: set[int] = set()
+    for group in restated_groups(mods):
+        kept: list[int] = []
+        for i in group:
+            m = mods[i]
+            if any((m.op, m.arg, m.when) == (mods[j].op, mods[j].arg, mods[j].when)
+                   for j in kept):
+                drop.add(i)
+            else:
+                kept.append(i)
+    return [m for i, m in enumerate(mods) if i not in drop]
+
+
 def counted_once(mask: int, groups: list[list[int]]) -> list[int]:
     """The subsets of `mask` (a bit mask over a stat's modifiers) that apply one statement of
     each modifier stated twice (`restated_groups`): every choice, the one keeping each

@@ -345,3 +345,25 @@ def test_every_subsets_values_are_those_of_its_permutations(spec: list[tuple[str
                 for i in perm:
                     v = apply_modifier(mods[i], v, rounding)
                 assert v == value
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(MODS, st.integers(0, 3), st.integers(-3, 9), st.sampled_from(["down", "up"]))
+def test_a_table_cell_repeating_its_detail_changes_nothing(spec: list[tuple[str, int]],
+                                                           which: int, base: int,
+                                                           rounding: str) -> None:
+    # a copy of one modifier, in the same terms, restating it: the values, and whether
+    # orders disagree, are those without it; `same_once` drops exactly the copy
+    from checker.stats import same_once, stat_values
+    mods = mods_of(spec)
+    original = mods[which % len(mods)]
+    copy = Modifier("cell", "cell", "s", original.op, original.arg, TRUE,
+                    restates=original.source)
+    stat = Stat("s", base, rounding)  # type: ignore[arg-type]
+    assert stat_values(stat, [*mods, copy]) == stat_values(stat, mods)
+    assert (_differing_orders(stat, [*mods, copy]) is None) == (
+        _differing_orders(stat, mods) is None)
+    assert same_once([*mods, copy]) == mods
+    assert same_once([copy, *mods]) == mods          # the restated statement is kept
+    other = Modifier("cell", "cell", "s", "add", 7, TRUE, restates=original.source)
+    assert same_once([*mods, other]) == [*mods, other]   # different terms: both kept

@@ -195,6 +195,26 @@ modifiers:
     assert "by 'stk-detail' it is -1 or 0, by 'stk-table' -1 or 1" in f.message
 
 
+def test_each_cell_is_compared_with_its_detail_alone() -> None:
+    """Eldfall's Crouched row says "STK = 1" in two cells, each its own modifier restating
+    the detail's "capped at 1": two links, each compared as the two statements alone (the
+    third statement of the same modifier is left out, not a choice on either side)."""
+    text = HEADER + """stats:
+  STK: {base: 2}
+modifiers:
+  - {id: stk-detail, when: A, stat: STK, op: cap 1}
+  - {id: stk-actions, when: A, stat: STK, op: set 1, restates: stk-detail}
+  - {id: stk-table, when: A, stat: STK, op: set 1, restates: stk-detail}
+  - {id: weakened, when: B, stat: STK, op: add -2}
+"""
+    found = {f.rules: f for f in scan_restatements(load(text), OPTIONS).findings}
+    assert set(found) == {("stk-actions", "stk-detail"), ("stk-detail", "stk-table")}
+    assert "by 'stk-actions' it is -1 or 1, by 'stk-detail' -1 or 0" in found[
+        ("stk-actions", "stk-detail")].message
+    assert "by 'stk-detail' it is -1 or 0, by 'stk-table' -1 or 1" in found[
+        ("stk-detail", "stk-table")].message
+
+
 OPS = {"halve": lambda v: v // 2, "double": lambda v: 2 * v, "add 1": lambda v: v + 1,
        "add -2": lambda v: v - 2, "set 1": lambda v: 1, "cap 1": lambda v: min(v, 1),
        "floor 3": lambda v: max(v, 3)}

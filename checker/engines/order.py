@@ -58,7 +58,13 @@ from checker.ir import (
 )
 from checker.options import Options
 from checker.results import Finding
-from checker.stats import apply_modifier, counted_once, order_values, restated_groups
+from checker.stats import (
+    apply_modifier,
+    counted_once,
+    order_values,
+    restated_groups,
+    same_once,
+)
 
 MAX_MODIFIERS = 10     # modifiers of one stat: every subset of them is decided
 
@@ -139,7 +145,8 @@ def _modifier_sets(ruleset: Ruleset, reacher: Reacher, scan: Scan,
     for m in system.modifiers:
         groups.setdefault((m.stat, m.model or ""), []).append(m)
     out: list[Finding] = []
-    for (name, _), mods in sorted(groups.items()):
+    for (name, _), stated in sorted(groups.items()):
+        mods = same_once(stated)        # a table cell repeating its detail: one modifier
         if len(mods) < 2 or name not in stats or scan_part(m.source for m in mods) != part:
             continue
         sources = tuple(sorted({m.source for m in mods}))
@@ -151,13 +158,13 @@ def _modifier_sets(ruleset: Ruleset, reacher: Reacher, scan: Scan,
         steady = env.expr(stable(system))
         active = [env.expr(m.when) for m in mods]
         tables = [order_values(case, mods) for case in stats[name].cases()]
-        stated = restated_groups(mods)      # a modifier stated twice applies once
+        twice = restated_groups(mods)       # a modifier stated twice applies once
         sets: list[tuple[int, ...]] = []
         for k in range(2, len(mods) + 1):
             for members in itertools.combinations(range(len(mods)), k):
                 chosen = [mods[i] for i in members]
                 if all(len(table[sub]) < 2 for sub in counted_once(sum(1 << i for i in members),
-                                                                   stated)
+                                                                   twice)
                        for table in tables):
                     continue
                 status, _ = env.check(z3.And(*(a if i in members else z3.Not(a)

@@ -69,7 +69,7 @@ from checker.ir import (
 )
 from checker.options import Options
 from checker.results import Finding
-from checker.stats import once_values, stat_values
+from checker.stats import once_values, restated_groups, same_once, stat_values
 
 Env = dict[str, int]
 
@@ -324,7 +324,14 @@ def _modifiers(system: System, a: str, b: str) -> _Diff:
         mine = [x for x in system.modifiers if x.model == m]
         keys = [{x.stat for x in mine if x.source == s} for s in (a, b)]
         for key in sorted(keys[0] & keys[1]):
-            every = [x for x in mine if x.stat == key]
+            # the two statements, and the stat's other modifiers (a table cell repeating its
+            # detail once); a third statement of the same modifier is left out: the two
+            # are compared with each other, not with it
+            own = [x for x in mine if x.stat == key]
+            kin = {own[i].source for g in restated_groups(own) for i in g
+                   if any(own[j].source in (a, b) for j in g)}
+            every = [*same_once([x for x in own if x.source not in kin | {a, b}]),
+                     *(x for x in own if x.source in (a, b))]
             if key not in stats or len(every) > MAX_COMPARED_MODIFIERS:
                 return _keyed(system, a, b, fallback, "stat")
             ma = [x for x in every if x.source == a]

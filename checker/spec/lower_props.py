@@ -32,7 +32,7 @@ from checker.spec.lower_expr import (
     sum_of,
     type_ref,
 )
-from checker.stats import open_values
+from checker.stats import open_values, same_once
 
 # ============================================================================ properties
 
@@ -115,7 +115,7 @@ def expand_stats(ctx: Ctx, e: LExpr, *, some: bool, path: PathKey) -> LExpr:
         return e
     name, _, owner = uses[0].removeprefix(STAT_PREFIX).partition("@")
     stat = ctx.stats[name]
-    mods = [m for m in ctx.modifiers if m.stat == name and m.model == (owner or None)]
+    mods = same_once([m for m in ctx.modifiers if m.stat == name and m.model == (owner or None)])
     if len(mods) > MAX_STAT_MODIFIERS:
         ctx.err("RP211", f"stat {name!r} has {len(mods)} modifiers; stat() in a property "
                 f"lists every order of at most {MAX_STAT_MODIFIERS}", path)

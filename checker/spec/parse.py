@@ -125,10 +125,75 @@ def _diagnostic(loc: tuple[Any, ...], err: Any, tree: SpecTree) -> Diagnostic:
         message = what.format(name=name, value=err.get("input"))
     else:
         value = err.get("input")
-        shown = repr(value) if not isinstance(value, dict | list) else type(value).__name__
-        message = f"{where}: {err['msg'].lower()} (got {shown[:80]})"
+        shown = (repr(value)[:80] if not isinstance(value, dict | list)
+                 else "a mapping" if isinstance(value, dict) else "a list")
+        message = (f"{_element(loc, tree)}: {_should(err)}" if err["type"] == "value_error"
+                   else f"{_element(loc, tree)} {_should(err)} (got {shown})")
+        if err["type"] == "list_type" and isinstance(value, str | int):
+            fix = f"write {name}: [{value}]"
     path = loc if err["type"] != "extra_forbidden" else (*loc, "<key>")
     return Diagnostic(code, message, tree.source_map.at(path), fix)
+
+
+# what a section's entries are called in a message (`rules.3.do` → "rule 'x': 'do'")
+_NOUNS = {"states": "State", "vars": "variable", "inputs": "input", "stats": "stat",
+          "decisions": "decision", "conditions": "named condition", "events": "event",
+          "rules": "rule", "constraints": "constraint", "may": "permission", "facts": "fact",
+          "modifiers": "modifier", "prevents": "prevent", "procedures": "procedure",
+          "properties": "property", "ordering": "ordering rule", "rulings": "ruling",
+          "meta": "meta entry", "informal": "informal entry", "undefined": "undefined term"}
+
+
+def _element(loc: tuple[Any, ...], tree: SpecTree) -> str:
+    """Where a value is, in the spec's words: "State 'Dead': 'terminal'", "rule
+    'crouched-cancels-flying': 'do'", "rule 2: 'id'", "'res_bound'"."""
+    if not loc:
+        return "the spec"
+    section, rest = str(loc[0]), loc[1:]
+    noun = _NOUNS.get(section)
+    if noun is None or not rest:
+        return "'" + ".".join(map(str, loc)) + "'"
+    key = rest[0]
+    if isinstance(key, int):
+        items = tree.data.get(section) if isinstance(tree.data, dict) else None
+        item = items[key] if isinstance(items, list) and key < len(items) else None
+        ident = item.get("id") if isinstance(item, dict) else None
+        head = f"{noun} {ident!r}" if isinstance(ident, str) else f"{noun} {key + 1}"
+    else:
+        head = f"{noun} {key!r}"
+    field = ".".join(map(str, rest[1:]))
+    return f"{head}: '{field}'" if field else head
+
+
+def _should(err: Any) -> str:
+    """What the value must be, in words, for pydantic's error `err`."""
+    kind, ctx = err["type"], err.get("ctx") or {}
+    said = {
+        "list_type": "must be a list, written [a, b]",
+        "bool_type": "must be true or false", "bool_parsing": "must be true or false",
+        "int_type": "must be a whole number", "int_parsing": "must be a whole number",
+        "int_from_float": "must be a whole number",
+        "string_type": "must be text (quoted if it could be read as a number or a list)",
+        "dict_type": "must be a mapping of fields (key: value; {} for none)",
+        "model_type": "must be a mapping of fields (key: value; {} for none)",
+        "model_attributes_type": "must be a mapping of fields (key: value; {} for none)",
+    }
+    if kind in said:
+        return said[kind]
+    if kind in ("less_than_equal", "less_than", "greater_than_equal", "greater_than"):
+        bound = {"less_than_equal": ("at most", "le"), "less_than": ("less than", "lt"),
+                 "greater_than_equal": ("at least", "ge"),
+                 "greater_than": ("more than", "gt")}[kind]
+        return f"must be {bound[0]} {ctx.get(bound[1])}"
+    if kind == "too_short":
+        return f"must have at least {ctx.get('min_length')} item(s)"
+    if kind == "too_long":
+        return f"must have at most {ctx.get('max_length')} item(s)"
+    if kind in ("literal_error", "enum"):
+        return f"must be {ctx.get('expected')}"
+    if kind == "value_error":
+        return str(err["msg"]).removeprefix("Value error, ")
+    return str(err["msg"]).lower()
 
 
 # a value that does not match its field's pattern, said in words (the first part of its

@@ -396,7 +396,8 @@ def test_fact_overrides_unknown_fact(tmp_path: Path) -> None:
 def test_typo_in_cite_mapping_is_unknown_field(tmp_path: Path) -> None:
     d = one_error(tmp_path, 'meta:\n  - id: m\n    cite: {quote: "Speed is halved.", '
                   "occurence: 1}\n")
-    assert (d.code, d.message) == ("RP202", "unknown field 'occurence' in meta.0.cite")
+    assert (d.code, d.message) == ("RP202", "unknown field 'occurence' in meta entry 'm': "
+                                   "'cite'")
 
 
 def test_unknown_field_did_you_mean(tmp_path: Path) -> None:

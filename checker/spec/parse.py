@@ -81,7 +81,8 @@ def _missing_formal(tree: SpecTree) -> list[Diagnostic]:
         for i, item in enumerate(items):
             if isinstance(item, dict) and name not in item and "readings" not in item:
                 out.append(Diagnostic("RP209", f"missing required field {name!r} in "
-                                      f"{section}.{i}", tree.source_map.at((section, i))))
+                                      f"{_element((section, i), tree)}",
+                                      tree.source_map.at((section, i))))
     return out
 
 
@@ -102,12 +103,11 @@ def _diagnostics(exc: ValidationError, tree: SpecTree) -> list[Diagnostic]:
 
 
 def _diagnostic(loc: tuple[Any, ...], err: Any, tree: SpecTree) -> Diagnostic:
-    where = ".".join(str(p) for p in loc) or "the file"
     name = str(loc[-1]) if loc else ""
     code, template = _MESSAGES.get(err["type"], ("RP201", ""))
     fix = None
     if template:
-        message = template.format(name=name) + f" in {'.'.join(map(str, loc[:-1])) or 'the spec'}"
+        message = template.format(name=name) + f" in {_element(loc[:-1], tree)}"
         if err["type"] == "extra_forbidden" and name in _field_names():
             owner = _SECTIONS.get(str(loc[0])) if len(loc) > 3 else None
             on_element = ("readings" in map(str, loc) and owner is not None

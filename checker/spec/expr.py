@@ -8,6 +8,7 @@ path the user wrote, with an optional `:value` for valued markers (`Bleed:2`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -15,9 +16,23 @@ from importlib import resources
 from lark import Lark, Token, Transformer, UnexpectedInput, v_args
 
 MAX_EXPR_CHARS = 2000
-# the words expr.lark's NAME excludes: no declared name can be one of them
-KEYWORDS = frozenset({"and", "or", "not", "implies", "true", "false", "enter", "leave", "add",
-                      "remove", "emit"})
+
+
+def _grammar() -> str:
+    return resources.files("checker.spec").joinpath("expr.lark").read_text("utf-8")
+
+
+def _excluded(grammar: str) -> frozenset[str]:
+    """The words NAME's negative lookahead lists in the grammar (`(?!(and|or|...)\\b)`)."""
+    m = re.search(r"^NAME: /\(\?!\(([a-z|]+)\)\\b\)", grammar, re.M)
+    if m is None:
+        raise AssertionError("expr.lark: NAME no longer excludes its keywords as expected")
+    return frozenset(m.group(1).split("|"))
+
+
+# the words expr.lark's NAME excludes: no declared name can be one of them (read from the
+# grammar, so that the two cannot drift apart)
+KEYWORDS = _excluded(_grammar())
 MAX_DEPTH = 100
 
 
@@ -197,8 +212,7 @@ def _fold(op: str, args: tuple[Expr, ...]) -> Expr:
 
 @lru_cache(maxsize=2)
 def _parser(start: str) -> Lark:
-    grammar = resources.files("checker.spec").joinpath("expr.lark").read_text("utf-8")
-    return Lark(grammar, start=start, parser="lalr", maybe_placeholders=False)
+    return Lark(_grammar(), start=start, parser="lalr", maybe_placeholders=False)
 
 
 def _parse(text: str, start: str) -> object:

@@ -17,13 +17,14 @@ from __future__ import annotations
 import itertools
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from hypothesis import strategies as st
 
-from checker.ir import Ruleset, System
+from checker.ir import Modifier, Ruleset, System
 from checker.spec.load import load_ruleset
+from checker.stats import apply_modifier
 
 SOURCE = "Generated rules.\n"
 CORPUS = Path(__file__).parent / "corpus" / "findings"
@@ -81,6 +82,18 @@ def minimal_subsets(n: int, unsat: Callable[[tuple[int, ...]], bool]) -> list[tu
             if unsat(sub) and not any(set(m) <= set(sub) for m in out):
                 out.append(sub)
     return sorted(out)
+
+
+def every_order(mods: Sequence[Modifier], base: int, rounding: str) -> set[int]:
+    """The oracle for stat values: every value `mods` give from `base`, applied in each of
+    their permutations (n! of them: for a handful of modifiers only)."""
+    out = set()
+    for perm in itertools.permutations(mods):
+        value = base
+        for m in perm:
+            value = apply_modifier(m, value, rounding)
+        out.add(value)
+    return out
 
 
 def _quote(s: str) -> str:

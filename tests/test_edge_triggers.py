@@ -169,12 +169,14 @@ At the start of each of its turns, a Bleeding model must perform a Toughness rol
 """
 
 
-def _merged(cites: str) -> list[str]:
+def _merged(cites: str, text: str = ROLL_TEXT) -> list[str]:
+    """The `merged-statements` warnings of one rule, `bleeding-wound`, citing `cites` (a
+    YAML list) from `text`."""
     from checker.results.lints import lint_findings
     from checker.spec.load import load_ruleset
 
     with tempfile.TemporaryDirectory() as folder:
-        (Path(folder) / "rules.txt").write_text(ROLL_TEXT, encoding="utf-8")
+        (Path(folder) / "rules.txt").write_text(text, encoding="utf-8")
         spec = Path(folder) / "spec.yaml"
         spec.write_text(f"""ruleset: t
 source: rules.txt
@@ -209,30 +211,7 @@ def test_two_bullets_of_one_list_are_two_statements() -> None:
 
 
 def _merged_rule(text: str, cites: list[str]) -> list[str]:
-    """The `merged-statements` warnings of one rule citing `cites` from `text`."""
-    from checker.results.lints import lint_findings
-    from checker.spec.load import load_ruleset
-
-    with tempfile.TemporaryDirectory() as folder:
-        (Path(folder) / "rules.txt").write_text(text, encoding="utf-8")
-        spec = Path(folder) / "spec.yaml"
-        quoted = ", ".join(f'"{c}"' for c in cites)
-        spec.write_text(f"""ruleset: t
-source: rules.txt
-vars:
-  hp: {{range: [0, 4], init: 4}}
-states:
-  Bleeding: {{}}
-phases: [end]
-rules:
-  - id: bleed
-    cite: [{quoted}]
-    on: end-phase
-    when: Bleeding and hp > 0
-    do: ["hp -= 1"]
-""", encoding="utf-8")
-        return [f.rules[0] for f in lint_findings(load_ruleset(spec))
-                if f.kind == "merged-statements"]
+    return _merged("[" + ", ".join(f'"{c}"' for c in cites) + "]", text)
 
 
 LOOP = ("During the End Phase remove the highest value Bleed marker.",
@@ -250,7 +229,7 @@ def test_a_rule_whose_sentences_carry_on_in_one_paragraph_is_one_clause() -> Non
 
 def test_a_blank_line_or_a_trigger_of_its_own_makes_two_statements() -> None:
     apart = "Bleeding\n\n" + LOOP[0] + "\n\n" + LOOP[1] + "\n"
-    assert _merged_rule(apart, [LOOP[0], LOOP[1]]) == ["bleed"]
+    assert _merged_rule(apart, [LOOP[0], LOOP[1]]) == ["bleeding-wound"]
     second = "At the start of each turn, a Bleeding model loses 1 HP."
     together = "Bleeding\n\n" + LOOP[0] + "\n" + second + "\n"
-    assert _merged_rule(together, [LOOP[0], second]) == ["bleed"]
+    assert _merged_rule(together, [LOOP[0], second]) == ["bleeding-wound"]

@@ -11,7 +11,7 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import corpus_spec
+from strategies import corpus_spec, every_order
 
 from checker.engines import decision, order
 from checker.engines.order import (
@@ -216,12 +216,7 @@ def test_concrete_order_check_agrees_with_all_permutations(spec: list[tuple[str,
                                                            base: int, rounding: str) -> None:
     mods = mods_of(spec)
     stat = Stat("s", base, rounding)  # type: ignore[arg-type]
-    results = set()
-    for perm in itertools.permutations(mods):
-        value = base
-        for m in perm:
-            value = apply_modifier(m, value, rounding)
-        results.add(value)
+    results = every_order(mods, base, rounding)
     differing = _differing_orders(stat, mods)
     assert (differing is not None) == (len(results) > 1)
     if differing is not None:
@@ -277,18 +272,12 @@ def test_a_modifier_stated_twice_is_counted_once(spec: list[tuple[str, int]],
                                                  rounding: str) -> None:
     # "Speed is halved." and the table's "SPD halved" are one modifier: the stat takes the
     # value of one statement or the other, in every order of the modifiers, never of both
-    from checker.stats import stat_values
     mods = _statements(spec, links)
     stat = Stat("s", base, rounding)  # type: ignore[arg-type]
     every: set[int] = set()
     ordered = False                          # some choice whose own orders disagree
     for kept in _choices(mods):
-        results = set()
-        for perm in itertools.permutations(kept):
-            value = base
-            for m in perm:
-                value = apply_modifier(m, value, rounding)
-            results.add(value)
+        results = every_order(kept, base, rounding)
         every |= results
         ordered = ordered or len(results) > 1
     assert stat_values(stat, mods) == frozenset(every)
@@ -307,7 +296,6 @@ def test_a_modifier_stated_twice_is_counted_once(spec: list[tuple[str, int]],
 
 
 def test_two_halvings_stated_once_halve_once() -> None:
-    from checker.stats import stat_values
     detail = Modifier("spd", "spd", "s", "halve", 0, TRUE)
     cell = Modifier("spd-table", "spd-table", "s", "halve", 0, TRUE, restates="spd")
     other = Modifier("slowed", "slowed", "s", "halve", 0, TRUE)
@@ -354,7 +342,7 @@ def test_a_table_cell_repeating_its_detail_changes_nothing(spec: list[tuple[str,
                                                            rounding: str) -> None:
     # a copy of one modifier, in the same terms, restating it: the values, and whether
     # orders disagree, are those without it; `same_once` drops exactly the copy
-    from checker.stats import same_once, stat_values
+    from checker.stats import same_once
     mods = mods_of(spec)
     original = mods[which % len(mods)]
     copy = Modifier("cell", "cell", "s", original.op, original.arg, TRUE,

@@ -92,3 +92,28 @@ def test_the_language_server_over_the_protocol(tmp_path: Path) -> None:
     found = out["definition"]
     assert isinstance(found, types.Location)
     assert lines[found.range.start.line].strip().startswith("Crouched:")
+
+
+def test_hover_and_definition_of_a_named_condition() -> None:
+    # Bushido's "Enemy": hovering `enemy`, `other.enemy` or `a.enemy` shows what it stands
+    # for, and its definition is its key under `conditions:`
+    from checker.cli.lsp import condition_at, hover_text
+    from checker.spec.load import load_ruleset
+
+    spec = ROOT / "spec" / "bushido.yaml"
+    ruleset = load_ruleset(spec)
+    lines = spec.read_text(encoding="utf-8").splitlines()
+    for word in ("enemy", "other.enemy", "a.enemy"):
+        found = condition_at(ruleset, word)
+        assert found is not None
+        name, text, line, col = found
+        assert name == "enemy"
+        assert text == "(allied and side != other.side) or (not allied and side == other.side)"
+        assert lines[line - 1][col - 1:].startswith("enemy:")
+        shown = hover_text(ruleset, word, None, None)
+        assert shown is not None and shown.startswith("**enemy** (named condition)")
+        assert f"`{text}`" in shown
+    assert condition_at(ruleset, "Prone") is None
+    prone = ruleset.elements["states:Prone"]
+    shown = hover_text(ruleset, "Prone", prone, None)       # a State: its cited sentences
+    assert shown is not None and shown.startswith("**states:Prone**")

@@ -1,8 +1,8 @@
 """`ruleproof lsp`: a language server for spec files (pygls, over stdin/stdout). On open and
 on save it publishes the loader's and validator's diagnostics (the same coded, located
 messages as `ruleproof validate`); hovering an element shows the rulebook sentences it
-cites; go-to-definition jumps from a State, rule, event or property name to where it is
-declared."""
+cites, and hovering a named condition what it stands for; go-to-definition jumps from a
+State, rule, event, property or named condition to where it is declared."""
 
 from __future__ import annotations
 
@@ -86,6 +86,35 @@ class SpecServer(LanguageServer):
         return els.get(name) or els.get(f"states:{name}") or els.get(name.split("@")[0])
 
 
+def condition_at(ruleset: Ruleset, word: str) -> tuple[str, str, int, int] | None:
+    """The named condition `word` uses (`enemy`, `other.enemy`, `a.enemy`): its name, its
+    text and the 1-based line and column of its declaration."""
+    name = word.rsplit(".", 1)[-1]
+    conditions = ruleset.doc.conditions if ruleset.doc is not None else {}
+    if name not in conditions or ruleset.tree is None:
+        return None
+    at = ruleset.tree.source_map.at(("conditions", name, "<key>"))
+    return name, conditions[name], at.line, at.col
+
+
+def hover_text(ruleset: Ruleset, word: str, named: Element | None,
+               around: Element | None) -> str | None:
+    """What hovering `word` shows: the element it names (`named`: its cited sentences), else
+    the named condition it uses (what it stands for), else the element declared at or above
+    the cursor (`around`)."""
+    condition = condition_at(ruleset, word) if named is None else None
+    if condition is not None:
+        name, text, _, _ = condition
+        return (f"**{name}** (named condition)\n\n`{text}`\n\n(read as the model the "
+                "element belongs to; `other.` / `a.` read it as that model)")
+    shown = named or around
+    if shown is None:
+        return None
+    cited = "\n".join(f"> {q}" for q in shown.quotes) or "(cites no sentence)"
+    reason = f"\n\ninformal: {shown.reason}" if shown.reason else ""
+    return f"**{shown.id}** ({shown.section})\n\n{cited}{reason}"
+
+
 server = SpecServer()
 
 
@@ -102,24 +131,31 @@ def _saved(ls: SpecServer, params: types.DidSaveTextDocumentParams) -> None:
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 def _hover(ls: SpecServer, params: types.HoverParams) -> types.Hover | None:
     uri = params.text_document.uri
-    element = ls.declaration(uri, ls.word_at(uri, params.position)) or \
-        ls.element_at(uri, params.position.line + 1)
-    if element is None:
+    ruleset = ls.loaded.get(uri)
+    if ruleset is None:
         return None
-    cited = "\n".join(f"> {q}" for q in element.quotes) or "(cites no sentence)"
-    reason = f"\n\ninformal: {element.reason}" if element.reason else ""
-    return types.Hover(contents=types.MarkupContent(
-        kind=types.MarkupKind.Markdown,
-        value=f"**{element.id}** ({element.section})\n\n{cited}{reason}"))
+    word = ls.word_at(uri, params.position)
+    text = hover_text(ruleset, word, ls.declaration(uri, word),
+                      ls.element_at(uri, params.position.line + 1))
+    if text is None:
+        return None
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown,
+                                                    value=text))
 
 
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
 def _definition(ls: SpecServer, params: types.DefinitionParams) -> types.Location | None:
     uri = params.text_document.uri
-    element = ls.declaration(uri, ls.word_at(uri, params.position))
-    if element is None:
+    word = ls.word_at(uri, params.position)
+    element = ls.declaration(uri, word)
+    ruleset = ls.loaded.get(uri)
+    if element is not None:
+        line, col = element.location.line, element.location.col
+    elif ruleset is not None and (condition := condition_at(ruleset, word)) is not None:
+        line, col = condition[2], condition[3]
+    else:
         return None
-    at = types.Position(line=element.location.line - 1, character=element.location.col - 1)
+    at = types.Position(line=line - 1, character=col - 1)
     return types.Location(uri=uri, range=types.Range(start=at, end=at))
 
 
